@@ -1,0 +1,3 @@
+module github.com/robotsenforce/caddy-robots-enforce
+
+go 1.26.8

@@ -1,0 +1,66 @@
+package rules
+
+import "fmt"
+
+// Severity grades a Diagnostic.
+type Severity uint8
+
+const (
+	// Info notes how a line was read, when nothing is likely wrong.
+	Info Severity = iota
+	// Warning marks a line that was used, but read in a way its author may
+	// not have meant, or a rule that cannot work as written.
+	Warning
+	// Error marks content that was dropped: a line with no usable record,
+	// a rule outside any group, content past the size limit.
+	Error
+)
+
+// String returns "info", "warning" or "error".
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("severity(%d)", uint8(s))
+}
+
+// Diagnostic codes: stable names for each kind of Diagnostic, for tools that
+// filter or count them.
+const (
+	CodeBOM              = "bom"                // a byte order mark was skipped
+	CodeInvalidUTF8      = "invalid-utf8"       // the line is not valid UTF-8
+	CodeLineTooLong      = "line-too-long"      // the line was cut at MaxLineLength
+	CodeSizeLimit        = "size-limit"         // content past the size limit was dropped
+	CodeInvalidLine      = "invalid-line"       // no key and value could be read
+	CodeMissingColon     = "missing-colon"      // white space was read as the separator
+	CodeKeyTypo          = "key-typo"           // a misspelt or longer key was accepted
+	CodeUnknownKey       = "unknown-key"        // a record this parser does not know
+	CodeRuleOutsideGroup = "rule-outside-group" // allow/disallow before any user-agent
+	CodePatternStart     = "pattern-start"      // a pattern not starting with "/" or "*"
+	CodeAgentToken       = "agent-token"        // only part of a user-agent value is a token
+	CodeAgentInvalid     = "agent-invalid"      // a user-agent value with no token at all
+	CodeCrawlDelay       = "crawl-delay"        // a crawl-delay that is not a number
+	CodeRecordOutside    = "record-outside"     // a group record (crawl-delay) outside any group
+)
+
+// A Diagnostic reports a line that Parse could not use or had to interpret.
+type Diagnostic struct {
+	// Line is the 1-based line number; 0 when the diagnostic is about the
+	// file as a whole.
+	Line     int
+	Severity Severity
+	// Code is one of the Code constants.
+	Code string
+	// Message says what happened, in words.
+	Message string
+}
+
+// String formats d as "line N: severity: message".
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("line %d: %s: %s", d.Line, d.Severity, d.Message)
+}

@@ -1,0 +1,118 @@
+package rules
+
+// Percent-encoding normalisation (RFC 9309 §2.2.2).
+//
+// Both a rule's path pattern and the request target are brought into one
+// canonical form before they are compared:
+//
+//   - a percent-encoded unreserved character (RFC 3986 §2.3: ALPHA, DIGIT,
+//     "-", ".", "_", "~") is decoded: "/%61bc" reads as "/abc";
+//   - any other percent-encoding keeps its encoding, with upper-case hex
+//     digits: "%2f" reads as "%2F", and "%2F" never equals "/";
+//   - an octet outside US-ASCII is percent-encoded: "/café" reads as
+//     "/caf%C3%A9";
+//   - everything else is kept as written.
+//
+// For matching, "%2A" and "%24" are further read as a literal "*" and "$"
+// (RFC 9309 §2.2.3, Table 6): in a pattern this is how a webmaster writes
+// those characters without their special meaning, and in a target both the
+// encoded and the bare spelling then compare equal.
+//
+// Deviation from the RFC text: the RFC also asks that octets "in the reserved
+// range" be percent-encoded, and its example encodes "https://foo.bar" inside
+// a query. Encoding "/", "?" or "=" would make ordinary paths stop matching
+// ordinary rules, so, like Google's parser, reserved characters are compared
+// as they are written.
+
+const upperHex = "0123456789ABCDEF"
+
+// unhex returns the value of the hex digit c, or -1.
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
+}
+
+// isUnreserved reports whether c is an RFC 3986 unreserved character.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// escapeAt reports whether s[i:] starts with a percent-encoded octet and
+// returns that octet.
+func escapeAt(s string, i int) (byte, bool) {
+	if i+2 >= len(s) || s[i] != '%' {
+		return 0, false
+	}
+	hi, lo := unhex(s[i+1]), unhex(s[i+2])
+	if hi < 0 || lo < 0 {
+		return 0, false
+	}
+	return byte(hi<<4 | lo), true
+}
+
+// isCanonical reports whether s is already in canonical (and, with special,
+// matching) form, so that the common case needs no copy.
+func isCanonical(s string, special bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return false
+		}
+		if c != '%' {
+			continue
+		}
+		b, ok := escapeAt(s, i)
+		if !ok {
+			continue
+		}
+		if isUnreserved(b) || special && (b == '*' || b == '$') ||
+			s[i+1] != upperHex[b>>4] || s[i+2] != upperHex[b&0xf] {
+			return false
+		}
+		i += 2
+	}
+	return true
+}
+
+// appendCanonical appends s to dst in canonical form. With special set,
+// "%2A" and "%24" are decoded to "*" and "$" as well (matching form).
+func appendCanonical(dst []byte, s string, special bool) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xf])
+		case c == '%':
+			b, ok := escapeAt(s, i)
+			if !ok {
+				dst = append(dst, c)
+				continue
+			}
+			if isUnreserved(b) || special && (b == '*' || b == '$') {
+				dst = append(dst, b)
+			} else {
+				dst = append(dst, '%', upperHex[b>>4], upperHex[b&0xf])
+			}
+			i += 2
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// canonical returns s in canonical form, without copying when it already is.
+func canonical(s string, special bool) string {
+	if isCanonical(s, special) {
+		return s
+	}
+	return string(appendCanonical(make([]byte, 0, len(s)+8), s, special))
+}
