@@ -1,3 +1,5 @@
 module github.com/robotsenforce/caddy-robots-enforce
 
-go 1.26.8
+go 1.26
+
+require github.com/temoto/robotstxt v1.1.2

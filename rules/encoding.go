@@ -24,6 +24,11 @@ package rules
 // ordinary rules, so, like Google's parser, reserved characters are compared
 // as they are written.
 
+import (
+	"encoding/binary"
+	"strings"
+)
+
 const upperHex = "0123456789ABCDEF"
 
 // unhex returns the value of the hex digit c, or -1.
@@ -61,23 +66,36 @@ func escapeAt(s string, i int) (byte, bool) {
 // isCanonical reports whether s is already in canonical (and, with special,
 // matching) form, so that the common case needs no copy.
 func isCanonical(s string, special bool) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
+	if !isASCII(s) {
+		return false
+	}
+	for i := strings.IndexByte(s, '%'); i >= 0; {
+		if b, ok := escapeAt(s, i); ok && (isUnreserved(b) || special && (b == '*' || b == '$') ||
+			s[i+1] != upperHex[b>>4] || s[i+2] != upperHex[b&0xf]) {
 			return false
 		}
-		if c != '%' {
-			continue
+		next := strings.IndexByte(s[i+1:], '%')
+		if next < 0 {
+			break
 		}
-		b, ok := escapeAt(s, i)
-		if !ok {
-			continue
-		}
-		if isUnreserved(b) || special && (b == '*' || b == '$') ||
-			s[i+1] != upperHex[b>>4] || s[i+2] != upperHex[b&0xf] {
+		i += 1 + next
+	}
+	return true
+}
+
+// isASCII reports whether s has no octet above 0x7F, eight octets at a time:
+// targets can be long, and this runs on every decision.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
 			return false
 		}
-		i += 2
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
 	}
 	return true
 }

@@ -18,7 +18,8 @@ type Group struct {
 	crawlDelay time.Duration
 	rules      []Rule     // as written, in file order
 	compiled   []compiled // by rank: most specific first, allow before disallow
-	index      prefixIndex
+	byPrefix   prefixIndex
+	floating   floatIndex
 }
 
 // compiled is one rule ready for matching.
@@ -67,8 +68,10 @@ func (g *Group) DecideCanonical(path []byte) Verdict {
 // decide applies the longest-match rule (RFC 9309 §2.2.2): the matching rule
 // with the longest pattern wins, and allow wins a tie.
 func (g *Group) decide(path string) Verdict {
-	best := g.index.best(path, g.compiled)
-	if best < 0 {
+	best := int32(len(g.compiled)) // no rule
+	g.byPrefix.best(path, g.compiled, &best)
+	g.floating.best(path, g.compiled, &best)
+	if best == int32(len(g.compiled)) {
 		return Verdict{Allowed: true, Reason: ReasonNoRule, GroupLine: g.line, Group: g.kind}
 	}
 	c := &g.compiled[best]
@@ -148,7 +151,9 @@ func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
 		}
 		return cmp.Compare(a.rule.Line, b.rule.Line)
 	})
-	g.index = newPrefixIndex(g.compiled)
+	var rest []int32
+	g.floating, rest = newFloatIndex(g.compiled)
+	g.byPrefix = newPrefixIndex(g.compiled, rest)
 	return g
 }
 

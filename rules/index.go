@@ -17,11 +17,13 @@ type prefixIndex struct {
 	ranks  [][]int32 // the rules filed under each key, by rank
 }
 
-func newPrefixIndex(rules []compiled) prefixIndex {
+// newPrefixIndex files the rules of the given ranks, which come in rank
+// order.
+func newPrefixIndex(rules []compiled, ranks []int32) prefixIndex {
 	byKey := map[string][]int32{}
-	for rank := range rules {
+	for _, rank := range ranks {
 		k := rules[rank].pat.prefix()
-		byKey[k] = append(byKey[k], int32(rank))
+		byKey[k] = append(byKey[k], rank)
 	}
 	x := prefixIndex{keys: make([]string, 0, len(byKey))}
 	for k := range byKey {
@@ -45,8 +47,9 @@ func newPrefixIndex(rules []compiled) prefixIndex {
 	return x
 }
 
-// best returns the rank of the most specific rule that matches path, or -1.
-func (x *prefixIndex) best(path string, rules []compiled) int {
+// best lowers *best to the rank of the most specific filed rule that
+// matches path, if that is better.
+func (x *prefixIndex) best(path string, rules []compiled, best *int32) {
 	// The greatest key <= path. Every key that is a prefix of path is, by
 	// the sort order, a prefix of that key too, so it lies on its chain.
 	lo, hi := 0, len(x.keys)
@@ -62,20 +65,15 @@ func (x *prefixIndex) best(path string, rules []compiled) int {
 	for i >= 0 && !strings.HasPrefix(path, x.keys[i]) {
 		i = x.parent[i]
 	}
-	best := int32(len(rules))
 	for ; i >= 0; i = x.parent[i] {
 		for _, rank := range x.ranks[i] {
-			if rank >= best {
+			if rank >= *best {
 				break
 			}
 			if rules[rank].pat.matchRest(path) {
-				best = rank
+				*best = rank
 				break
 			}
 		}
 	}
-	if best == int32(len(rules)) {
-		return -1
-	}
-	return int(best)
 }

@@ -1,0 +1,191 @@
+package rules
+
+// A floatIndex finds "floating" rules: rules whose text before the first
+// "*" says almost nothing ("/*?sessionid=", "/*/print/", "*.pdf$"). Filed by
+// that prefix they would all be tried on every path, and real files have
+// hundreds of them. Instead each is filed under a key: three octets that
+// must occur in any path it matches, taken from a literal segment after a
+// "*". A path then only tries the rules whose key occurs in it, found by
+// looking up the three octets at each position of the path.
+//
+// Keys that start with a delimiter ("/", "?", "&", "=", ".", ";") are held
+// apart, since only the few positions of a path holding a delimiter need to
+// be looked up for them; the others are looked up at every position.
+//
+// A rule's key can occur at many positions of a path, but the rule itself is
+// checked at most once per decision (a bitset on the stack records which
+// were tried), so a decision costs no more than the path's length in
+// look-ups plus one check per floating rule. That bitset bounds how many
+// rules the index takes: maxFloating; any more stay with their prefix.
+type floatIndex struct {
+	delim keyTable // keys starting with a delimiter
+	any   keyTable // other keys
+}
+
+// keyLen is the length of a key. Four octets tell most rules apart
+// ("?lid", "/pri", ".pdf") and fit one integer; a rule with no later
+// segment that long stays with its prefix.
+const keyLen = 4
+
+// isDelimiter marks the octets that start delimiter keys.
+var isDelimiter = [256]bool{'/': true, '?': true, '&': true, '=': true, '.': true, ';': true}
+
+// keyCandidates returns the keys a rule could be filed under: every keyLen
+// octets of its segments after the first, those starting with a delimiter
+// if there are any. It returns nil when the rule is better filed by its
+// prefix: when the prefix is more than one octet long, or no later segment
+// is long enough for a key.
+func keyCandidates(p *pattern) []uint32 {
+	if len(p.segs) < 2 || len(p.prefix()) > 1 {
+		return nil
+	}
+	var delim, other []uint32
+	for _, seg := range p.segs[1:] {
+		for i := 0; i+keyLen <= len(seg); i++ {
+			if isDelimiter[seg[i]] {
+				delim = append(delim, packKey(seg, i))
+			} else {
+				other = append(other, packKey(seg, i))
+			}
+		}
+	}
+	if len(delim) > 0 {
+		return delim
+	}
+	return other
+}
+
+// newFloatIndex files the floating rules of rules (by rank) and returns the
+// index and the ranks it did not take.
+func newFloatIndex(rules []compiled) (floatIndex, []int32) {
+	// Each rule takes, of its candidate keys, the one fewest rules could
+	// take: the fewer rules share a key, the fewer are checked in vain.
+	candidates := make([][]uint32, len(rules))
+	uses := map[uint32]int{}
+	for rank := range rules {
+		candidates[rank] = keyCandidates(&rules[rank].pat)
+		for _, k := range candidates[rank] {
+			uses[k]++
+		}
+	}
+	var delim, other []keyedRank
+	var rest []int32
+	n := 0
+	for rank, keys := range candidates {
+		if len(keys) == 0 || n == maxFloating {
+			rest = append(rest, int32(rank))
+			continue
+		}
+		key := keys[0]
+		for _, k := range keys[1:] {
+			if uses[k] < uses[key] {
+				key = k
+			}
+		}
+		e := keyedRank{key: key, rank: int32(rank), id: uint16(n)}
+		n++
+		if isDelimiter[key>>24] {
+			delim = append(delim, e)
+		} else {
+			other = append(other, e)
+		}
+	}
+	return floatIndex{delim: newKeyTable(delim), any: newKeyTable(other)}, rest
+}
+
+// best lowers *best to the rank of the most specific floating rule that
+// matches path, if that is better.
+func (x *floatIndex) best(path string, rules []compiled, best *int32) {
+	if x.delim.empty() && x.any.empty() {
+		return
+	}
+	var done tried
+	for i := 0; i+keyLen <= len(path); i++ {
+		if isDelimiter[path[i]] && !x.delim.empty() {
+			x.delim.try(packKey(path, i), path, rules, best, &done)
+		}
+		if !x.any.empty() {
+			x.any.try(packKey(path, i), path, rules, best, &done)
+		}
+	}
+}
+
+// packKey packs the keyLen octets of s at i into an integer.
+func packKey(s string, i int) uint32 {
+	return uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
+}
+
+// maxFloating is the number of rules a floatIndex takes: the size of the
+// bitset of tried rules each decision keeps on its stack (512 octets).
+const maxFloating = 4096
+
+// tried records which floating rules a decision has checked.
+type tried [maxFloating / 64]uint64
+
+// first marks rule id as tried and reports whether it was not before.
+func (t *tried) first(id uint16) bool {
+	w, bit := id/64, uint64(1)<<(id%64)
+	if t[w]&bit != 0 {
+		return false
+	}
+	t[w] |= bit
+	return true
+}
+
+type keyedRank struct {
+	key  uint32
+	rank int32
+	id   uint16 // the rule's number among floating rules, for tried
+}
+
+// A keyTable is a hash table from key to rules, laid out flat: the entries
+// of bucket b are entries[start[b]:start[b+1]], in rank order.
+type keyTable struct {
+	shift   uint32
+	start   []uint32
+	entries []keyedRank
+}
+
+func newKeyTable(entries []keyedRank) keyTable {
+	if len(entries) == 0 {
+		return keyTable{}
+	}
+	// At least twice as many buckets as entries keeps buckets short.
+	bits := uint32(4)
+	for 1<<bits < 2*len(entries) {
+		bits++
+	}
+	t := keyTable{shift: 32 - bits, start: make([]uint32, 1<<bits+1), entries: make([]keyedRank, len(entries))}
+	for _, e := range entries {
+		t.start[t.bucket(e.key)+1]++
+	}
+	for b := 1; b < len(t.start); b++ {
+		t.start[b] += t.start[b-1]
+	}
+	fill := append([]uint32(nil), t.start...)
+	for _, e := range entries { // entries come in rank order, and stay so
+		b := t.bucket(e.key)
+		t.entries[fill[b]] = e
+		fill[b]++
+	}
+	return t
+}
+
+func (t *keyTable) empty() bool { return len(t.entries) == 0 }
+
+// bucket hashes a key (Fibonacci hashing: the top bits of key×2³²/φ).
+func (t *keyTable) bucket(key uint32) uint32 { return key * 2654435769 >> t.shift }
+
+// try checks the rules filed under key against path.
+func (t *keyTable) try(key uint32, path string, rules []compiled, best *int32, done *tried) {
+	b := t.bucket(key)
+	for _, e := range t.entries[t.start[b]:t.start[b+1]] {
+		if e.rank >= *best {
+			return
+		}
+		if e.key == key && done.first(e.id) && rules[e.rank].pat.match(path) {
+			*best = e.rank
+			return
+		}
+	}
+}
