@@ -1,5 +1,7 @@
 package rules
 
+import "sync"
+
 // A floatIndex finds "floating" rules: rules whose text before the first
 // "*" says almost nothing ("/*?sessionid=", "/*/print/", "*.pdf$"). Filed by
 // that prefix they would all be tried on every path, and real files have
@@ -100,6 +102,7 @@ func (x *floatIndex) best(path string, rules []compiled, best *int32) {
 		return
 	}
 	var done tried
+	defer done.release()
 	for i := 0; i+keyLen <= len(path); i++ {
 		if isDelimiter[path[i]] && !x.delim.empty() {
 			x.delim.try(packKey(path, i), path, rules, best, &done)
@@ -115,21 +118,54 @@ func packKey(s string, i int) uint32 {
 	return uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
 }
 
-// maxFloating is the number of rules a floatIndex takes: the size of the
-// bitset of tried rules each decision keeps on its stack (512 octets).
+// maxFloating is the number of rules a floatIndex takes, so that a rule's
+// number fits the bitset of tried rules (512 octets).
 const maxFloating = 4096
 
-// tried records which floating rules a decision has checked.
-type tried [maxFloating / 64]uint64
+// tried records which floating rules a decision has checked. Most decisions
+// check a handful, held inline; a decision that checks more borrows a
+// bitset from a pool, so none allocates.
+type tried struct {
+	few  [16]uint16
+	n    int
+	many *[maxFloating / 64]uint64
+}
+
+var triedPool = sync.Pool{New: func() any { return new([maxFloating / 64]uint64) }}
 
 // first marks rule id as tried and reports whether it was not before.
 func (t *tried) first(id uint16) bool {
+	if t.many == nil {
+		for _, f := range t.few[:t.n] {
+			if f == id {
+				return false
+			}
+		}
+		if t.n < len(t.few) {
+			t.few[t.n] = id
+			t.n++
+			return true
+		}
+		t.many = triedPool.Get().(*[maxFloating / 64]uint64)
+		for _, f := range t.few {
+			t.many[f/64] |= 1 << (f % 64)
+		}
+	}
 	w, bit := id/64, uint64(1)<<(id%64)
-	if t[w]&bit != 0 {
+	if t.many[w]&bit != 0 {
 		return false
 	}
-	t[w] |= bit
+	t.many[w] |= bit
 	return true
+}
+
+// release returns a borrowed bitset, cleared, to the pool.
+func (t *tried) release() {
+	if t.many != nil {
+		*t.many = [maxFloating / 64]uint64{}
+		triedPool.Put(t.many)
+		t.many = nil
+	}
 }
 
 type keyedRank struct {

@@ -1,0 +1,58 @@
+// Package rules parses robots.txt files and decides, for a crawler's product
+// token and a URL, whether the file allows the fetch. It implements RFC 9309
+// (the Robots Exclusion Protocol) and nothing else: no HTTP, no User-Agent
+// header parsing, no caching.
+//
+// A file is parsed once into an immutable *Robots, whose groups are compiled
+// for matching; decisions then neither re-read the file nor allocate, and
+// are safe from any number of goroutines.
+//
+//	r := rules.Parse(body)
+//	v := r.Decide("GPTBot", "/private/report?id=7")
+//	if !v.Allowed {
+//		log.Printf("disallowed by line %d: %s", v.Rule.Line, v.Rule.Pattern)
+//	}
+//
+// # Profile
+//
+// Where RFC 9309 is explicit, this package follows it. Where the RFC is
+// silent, it reads files as Google's open-source parser reads them, since an
+// enforcer must not call a crawler non-compliant for reading a file the way
+// the largest crawler does. Each point marked "Google-compatible" in the
+// documentation of this package is such a choice:
+//
+//   - keys are recognised by their start, case-insensitively, with common
+//     typos ("useragent", "dissallow") and a missing colon accepted;
+//   - a user-agent value names the product token of its leading [A-Za-z_-]
+//     run ("Foo Bot/1.0" names "Foo"); "*" alone or followed by white space
+//     is the global agent, "*Bot" is not;
+//   - blank lines, comments and records other than allow and disallow
+//     between user-agent lines do not end a group;
+//   - a leading UTF-8 byte order mark, or a prefix of one, is skipped;
+//     CR, LF and CRLF each end a line; a line is read up to MaxLineLength
+//     octets;
+//   - "$" is special only as a pattern's last character;
+//   - a rule's priority is the octet length of its normalised pattern, "*"
+//     included, so "Disallow: /fish*" beats "Allow: /fish" on "/fish";
+//   - "Allow: /dir/index.html" also allows "/dir/".
+//
+// Deviations from Google's parser, where the RFC says otherwise or where an
+// enforcer needs more: /robots.txt is always allowed (RFC 9309 §2.2.2);
+// percent-encoding is normalised on both the rule and the target side (RFC
+// 9309 §2.2.2), where Google only normalises the rule; a target starting
+// with "/" is always read as a path.
+//
+// Parsing never fails as a whole (RFC 9309 §2.3.1.5). Every line that could
+// not be used, or had to be interpreted, is reported in Robots.Diagnostics.
+// At most DefaultMaxSize octets are read unless Options say otherwise
+// (RFC 9309 §2.5).
+//
+// # Speed
+//
+// Patterns are matched without regular expressions and without
+// backtracking: "*" splits a pattern into literal segments, each found at
+// its leftmost place, so a match is linear in the path's length whatever the
+// pattern. Rules are indexed by their literal prefix, and rules whose prefix
+// is only "/" by a key from a later segment, so a decision tries only the
+// few rules that can match.
+package rules

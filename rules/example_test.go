@@ -1,0 +1,44 @@
+package rules_test
+
+import (
+	"fmt"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+func ExampleParse() {
+	r := rules.Parse([]byte(`User-agent: *
+Disallow: /private/
+Allow: /private/press/
+
+User-agent: GPTBot
+Disallow: /
+`))
+	for _, c := range []struct{ agent, target string }{
+		{"Googlebot", "/private/report"},
+		{"Googlebot", "/private/press/launch.html"},
+		{"gptbot", "https://example.com/blog/"},
+		{"GPTBot", "/robots.txt"},
+	} {
+		v := r.Decide(c.agent, c.target)
+		fmt.Printf("%s %s: allowed=%v (%v, %s group line %d, rule %q line %d)\n",
+			c.agent, c.target, v.Allowed, v.Reason, v.Group, v.GroupLine, v.Rule.Pattern, v.Rule.Line)
+	}
+	// Output:
+	// Googlebot /private/report: allowed=false (rule, wildcard group line 1, rule "/private/" line 2)
+	// Googlebot /private/press/launch.html: allowed=true (rule, wildcard group line 1, rule "/private/press/" line 3)
+	// gptbot https://example.com/blog/: allowed=false (rule, named group line 5, rule "/" line 6)
+	// GPTBot /robots.txt: allowed=true (robots_txt, none group line 0, rule "" line 0)
+}
+
+func ExampleRobots_Diagnostics() {
+	r := rules.Parse([]byte("Disallow: /tmp\nUser-agent: *\nDissallow: /old\nAllow private\n"))
+	for _, d := range r.Diagnostics() {
+		fmt.Println(d)
+	}
+	// Output:
+	// line 1: error: rule before any user-agent line: ignored
+	// line 3: warning: key "Dissallow" read as "disallow"
+	// line 4: warning: no colon after "Allow": white space read as the separator
+	// line 4: warning: pattern "private" does not start with "/" or "*": it matches no path
+}
