@@ -102,27 +102,33 @@ func isASCII(s string) bool {
 
 // appendCanonical appends s to dst in canonical form. With special set,
 // "%2A" and "%24" are decoded to "*" and "$" as well (matching form).
+// Runs of octets that need no change are copied whole: most of a path.
 func appendCanonical(dst []byte, s string, special bool) []byte {
-	for i := 0; i < len(s); i++ {
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '%' && s[i] < 0x80 {
+			i++
+		}
+		dst = append(dst, s[:i]...)
+		if i == len(s) {
+			break
+		}
 		c := s[i]
-		switch {
+		switch b, ok := escapeAt(s, i); {
 		case c >= 0x80:
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xf])
-		case c == '%':
-			b, ok := escapeAt(s, i)
-			if !ok {
-				dst = append(dst, c)
-				continue
-			}
-			if isUnreserved(b) || special && (b == '*' || b == '$') {
-				dst = append(dst, b)
-			} else {
-				dst = append(dst, '%', upperHex[b>>4], upperHex[b&0xf])
-			}
-			i += 2
-		default:
+			i++
+		case !ok:
 			dst = append(dst, c)
+			i++
+		case isUnreserved(b) || special && (b == '*' || b == '$'):
+			dst = append(dst, b)
+			i += 3
+		default:
+			dst = append(dst, '%', upperHex[b>>4], upperHex[b&0xf])
+			i += 3
 		}
+		s = s[i:]
 	}
 	return dst
 }

@@ -179,6 +179,14 @@ func AppendCanonicalTarget(dst []byte, target string) []byte {
 	return appendCanonical(dst, p, true)
 }
 
+// AppendCanonical appends s in the canonical form rules are compared in,
+// without reading it as a target: for callers that build a path and a query
+// piecewise. The result is for Group.DecideCanonical once it holds a whole
+// path, starting with "/".
+func AppendCanonical(dst []byte, s string) []byte {
+	return appendCanonical(dst, s, true)
+}
+
 // canonicalTarget is AppendCanonicalTarget without a copy when target needs
 // no change. The result may share memory with buf.
 func canonicalTarget(buf []byte, target string) string {
