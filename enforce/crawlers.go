@@ -1,0 +1,250 @@
+package enforce
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// crawlersTxt is the catalogue of automated clients; its header documents
+// the format and the sources.
+//
+//go:embed crawlers.txt
+var crawlersTxt string
+
+// Category is the kind of automated client a catalogued token belongs to.
+type Category uint8
+
+const (
+	// CategoryNone: the token is not in the catalogue.
+	CategoryNone Category = iota
+	// CategorySearch: search engine crawlers and their fetchers.
+	CategorySearch
+	// CategoryAI: crawlers, fetchers and agents of AI companies.
+	CategoryAI
+	// CategorySEO: SEO, marketing and link-analysis crawlers.
+	CategorySEO
+	// CategorySocial: link previewers of social networks and messengers.
+	CategorySocial
+	// CategoryArchive: web archives and site copiers.
+	CategoryArchive
+	// CategoryMonitor: uptime, performance and health checkers.
+	CategoryMonitor
+	// CategoryFeed: feed readers and aggregators.
+	CategoryFeed
+	// CategoryScanner: security and internet-wide scanners.
+	CategoryScanner
+	// CategoryTool: HTTP libraries, command-line clients, API tools and
+	// headless browsers.
+	CategoryTool
+)
+
+var categoryNames = [...]string{
+	CategoryNone:    "none",
+	CategorySearch:  "search",
+	CategoryAI:      "ai",
+	CategorySEO:     "seo",
+	CategorySocial:  "social",
+	CategoryArchive: "archive",
+	CategoryMonitor: "monitor",
+	CategoryFeed:    "feed",
+	CategoryScanner: "scanner",
+	CategoryTool:    "tool",
+}
+
+// String returns the category's name as crawlers.txt spells it, or "none".
+func (c Category) String() string {
+	if int(c) < len(categoryNames) {
+		return categoryNames[c]
+	}
+	return fmt.Sprintf("category(%d)", uint8(c))
+}
+
+// parseCategory reads a category name of crawlers.txt.
+func parseCategory(s string) (Category, bool) {
+	i := slices.Index(categoryNames[:], s)
+	if i <= int(CategoryNone) {
+		return CategoryNone, false
+	}
+	return Category(i), true
+}
+
+// A Crawler is one entry of the catalogue of automated clients.
+type Crawler struct {
+	// Token is the product token, as the catalogue spells it.
+	Token string
+	// Category is the kind of client.
+	Category Category
+}
+
+// Crawlers returns the catalogue of automated clients, in file order.
+func Crawlers() []Crawler { return slices.Clone(catalogue) }
+
+// LookupCrawler returns the category of the catalogued token tok, compared
+// case-insensitively, or CategoryNone. It does not allocate.
+func LookupCrawler(tok string) Category {
+	if !isToken(tok) {
+		return CategoryNone
+	}
+	head := foldHead(tok)
+	if k := staticTokens.lookup(tok, head, tokenHash(head, len(tok))); k != kindGeneric {
+		return Category(k)
+	}
+	return CategoryNone
+}
+
+// A catalogueError is a line of crawlers.txt that could not be used.
+type catalogueError struct {
+	line int
+	msg  string
+}
+
+func (e catalogueError) Error() string {
+	return fmt.Sprintf("crawlers.txt:%d: %s", e.line, e.msg)
+}
+
+// parseCatalogue reads a catalogue in the format of crawlers.txt. Lines it
+// cannot use are skipped and reported, and so are repeated tokens after
+// their first entry; tests require there be none.
+func parseCatalogue(text string) ([]Crawler, []error) {
+	var (
+		out  []Crawler
+		errs []error
+		seen = map[string]int{}
+	)
+	for num, line := range strings.Split(text, "\n") {
+		num++
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 2 {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("want \"token category\", got %d fields", len(fields))})
+			continue
+		}
+		tok, name := fields[0], fields[1]
+		if !isToken(tok) {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("token %q is not a run of [A-Za-z_-]", tok)})
+			continue
+		}
+		cat, ok := parseCategory(name)
+		if !ok {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("unknown category %q", name)})
+			continue
+		}
+		k := strings.ToLower(tok)
+		if first, dup := seen[k]; dup {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("token %q already listed on line %d", tok, first)})
+			continue
+		}
+		seen[k] = num
+		out = append(out, Crawler{Token: tok, Category: cat})
+	}
+	return out, errs
+}
+
+// isToken reports whether s is a non-empty run of [A-Za-z_-].
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isTokenChar(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// catalogue is crawlers.txt, parsed once. It is never modified.
+var catalogue, _ = parseCatalogue(crawlersTxt)
+
+// staticTokens answers, for a candidate, whether it is generic and which
+// category the catalogue gives it, in one probe. It is built once from
+// genericTokens and the catalogue and never modified.
+var staticTokens = newTokenTable(genericTokens, catalogue)
+
+// A tokenTable is an open-addressing hash table of tokens keyed by their
+// folded head (see foldHead) and length. Go maps cost a hash of the whole
+// key and, for mixed-case candidates, a lower-case copy; here a probe
+// compares two numbers in a 16-octet slot, which matters because every
+// candidate of every request is looked up.
+type tokenTable struct {
+	slots []tokenSlot
+	rests []string // per slot: the octets past the eighth, lower case
+	shift uint     // 64 - log2(len(slots))
+}
+
+type tokenSlot struct {
+	head uint64 // folded head; 0 for an empty slot
+	n    uint16 // length
+	kind tokenKind
+}
+
+// A tokenKind is what the static tables know of a token: generic, or a
+// catalogue category.
+type tokenKind uint8
+
+// kindGeneric marks a generic token; other kinds are Categories.
+const kindGeneric tokenKind = 0xff
+
+func newTokenTable(generic []string, crawlers []Crawler) *tokenTable {
+	n := len(generic) + len(crawlers)
+	bits := uint(4)
+	for 1<<bits < 2*n { // at most half full
+		bits++
+	}
+	t := &tokenTable{slots: make([]tokenSlot, 1<<bits), rests: make([]string, 1<<bits), shift: 64 - bits}
+	for _, g := range generic {
+		t.insert(g, kindGeneric)
+	}
+	for _, c := range crawlers {
+		t.insert(c.Token, tokenKind(c.Category))
+	}
+	return t
+}
+
+// insert adds tok; the first kind given for a token wins. Tokens longer
+// than 65535 octets are not kept.
+func (t *tokenTable) insert(tok string, kind tokenKind) {
+	if tok == "" || len(tok) > 0xffff {
+		return
+	}
+	e := tokenSlot{head: foldHead(tok), n: uint16(len(tok)), kind: kind}
+	rest := ""
+	if len(tok) > 8 {
+		rest = strings.ToLower(tok[8:])
+	}
+	mask := uint(len(t.slots) - 1)
+	for i := uint(tokenHash(e.head, len(tok)) >> t.shift); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		switch {
+		case s.head == 0:
+			*s, t.rests[i] = e, rest
+			return
+		case s.head == e.head && s.n == e.n && t.rests[i] == rest:
+			return
+		}
+	}
+}
+
+// lookup returns the kind of tok, whose folded head is head and whose
+// tokenHash is hash, or 0 when the tables do not know it.
+func (t *tokenTable) lookup(tok string, head, hash uint64) tokenKind {
+	n := len(tok)
+	if n > 0xffff {
+		return 0
+	}
+	slots := t.slots
+	mask := uint(len(slots) - 1)
+	for i := uint(hash >> t.shift); ; i = (i + 1) & mask {
+		s := &slots[i&mask]
+		if s.head == 0 {
+			return 0
+		}
+		if s.head == head && int(s.n) == n && (n <= 8 || equalFold(t.rests[i], tok[8:])) {
+			return s.kind
+		}
+	}
+}

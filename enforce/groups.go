@@ -1,0 +1,167 @@
+package enforce
+
+import "github.com/robotsenforce/caddy-robots-enforce/rules"
+
+// MaxGroups is the number of distinct named groups one request is held to.
+// A header names one crawler, or two when a crawler mentions another
+// (a fetcher built on a bot's engine, say); four leaves room for headers
+// that list several without letting a long one cost more than four path
+// decisions. Match.Dropped reports a header that named more.
+const MaxGroups = 4
+
+// A Match is the choice of robots.txt groups for a request: the distinct
+// named groups that name one of its candidate tokens, each with the first
+// candidate that named it. Groups are compared by identity, so tokens that
+// the same user-agent lines name count once.
+//
+// Non-generic candidates are tried first; generic ones (see GenericTokens)
+// only when no non-generic candidate names a group, so a crawler that
+// dresses as a browser answers to its own group and not to a
+// "User-agent: Mozilla" group.
+//
+// Several groups, conservative rule: when candidates name different groups,
+// the request must be allowed by every one of them. RFC 9309 §2.2.1 expects
+// a crawler to obey the one group that names it; a header with two names
+// could be either crawler, and holding it to both means no crawler escapes
+// its own rules by adding another's name. The caller decides the target
+// against each Group and denies when any of them denies.
+//
+// When no group matches (Named is false), the "*" group applies, subject to
+// the WildcardPolicy.
+type Match struct {
+	groups  [MaxGroups]*rules.Group
+	tokens  [MaxGroups]string
+	n       uint8
+	generic bool
+	dropped bool
+}
+
+// Len returns the number of distinct named groups matched.
+func (m *Match) Len() int { return int(m.n) }
+
+// Group returns matched group i, for 0 <= i < Len(), in the order of the
+// candidates that named them.
+func (m *Match) Group(i int) *rules.Group { return m.groups[:m.n][i] }
+
+// Token returns the candidate that named group i: a substring of the
+// User-Agent header, as the client spelt it.
+func (m *Match) Token(i int) string { return m.tokens[:m.n][i] }
+
+// Named reports whether any named group matched.
+func (m *Match) Named() bool { return m.n > 0 }
+
+// Generic reports whether the groups were found through generic candidates
+// only: the header named no group with a token of its own.
+func (m *Match) Generic() bool { return m.generic }
+
+// Dropped reports whether candidates named more than MaxGroups distinct
+// groups, and the rest were not kept. A caller that wants the conservative
+// rule to hold without exception denies such a request.
+func (m *Match) Dropped() bool { return m.dropped }
+
+// ChooseGroups chooses the named groups of r that apply to a request with
+// candidate tokens t (see Match). It costs one map lookup per candidate
+// tried; a GroupIndex built once per robots.txt avoids most of them. It does
+// not allocate.
+func ChooseGroups(r *rules.Robots, t *Tokens) Match {
+	return choose(r, nil, t)
+}
+
+// filterBits is log2 of the number of bits of a GroupIndex filter: 2048
+// bits keep false hits near one in a hundred candidates for a robots.txt
+// naming 20 tokens, and under one in ten for one naming 200.
+const filterBits = 11
+
+// A GroupIndex is a parsed robots.txt prepared for choosing groups: it holds
+// a bit filter of the tokens that name groups, so that the candidates that
+// name none, which are most of them, are rejected without a map lookup.
+// Build one per parsed robots.txt and keep it beside it. It is immutable and
+// safe for concurrent use.
+type GroupIndex struct {
+	robots *rules.Robots
+	filter groupFilter
+}
+
+// NewGroupIndex builds the index of r. A nil r gives an index that matches
+// nothing.
+func NewGroupIndex(r *rules.Robots) *GroupIndex {
+	x := &GroupIndex{robots: r}
+	if r == nil {
+		return x
+	}
+	for _, tok := range r.Tokens() {
+		if isToken(tok) {
+			x.filter.add(tok)
+		}
+	}
+	return x
+}
+
+// Robots returns the robots.txt the index was built from.
+func (x *GroupIndex) Robots() *rules.Robots { return x.robots }
+
+// Choose is ChooseGroups for the indexed robots.txt. It does not allocate.
+func (x *GroupIndex) Choose(t *Tokens) Match {
+	return choose(x.robots, &x.filter, t)
+}
+
+// choose implements ChooseGroups; filter, when not nil, rejects candidates
+// that certainly name no group.
+func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
+	if r == nil || t == nil {
+		return m
+	}
+	// Non-generic candidates fill t.cands from index 0 up, generic ones
+	// from the top down (see Tokens).
+	for j := range int(t.named) {
+		if c := &t.cands[j]; filter == nil || filter.mayName(c.hash) {
+			m.try(r, t.tok(c))
+		}
+	}
+	if m.n > 0 {
+		return m
+	}
+	for j := MaxCandidates - 1; j >= MaxCandidates-int(t.generic); j-- {
+		if c := &t.cands[j]; filter == nil || filter.mayName(c.hash) {
+			m.try(r, t.tok(c))
+		}
+	}
+	m.generic = m.n > 0
+	return m
+}
+
+// try adds the group that the candidate tok names, if any and not already
+// held.
+func (m *Match) try(r *rules.Robots, tok string) {
+	g := r.Group(tok)
+	if g == nil {
+		return
+	}
+	for _, h := range m.groups[:m.n] {
+		if h == g {
+			return
+		}
+	}
+	if int(m.n) == MaxGroups {
+		m.dropped = true
+		return
+	}
+	m.groups[m.n], m.tokens[m.n] = g, tok
+	m.n++
+}
+
+// A groupFilter is a bit set of the hashes of the tokens that name groups.
+type groupFilter [1 << filterBits / 64]uint64
+
+// add sets the bit of the token tok.
+func (f *groupFilter) add(tok string) {
+	k := uint32(tokenHash(foldHead(tok), len(tok))>>32) >> (32 - filterBits)
+	f[k/64] |= 1 << (k % 64)
+}
+
+// mayName reports whether a candidate whose hash (the top 32 bits of its
+// tokenHash) is h may name a group.
+func (f *groupFilter) mayName(h uint32) bool {
+	k := h >> (32 - filterBits)
+	return f[k/64]&(1<<(k%64)) != 0
+}
