@@ -1,0 +1,371 @@
+package enforce
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// GraceWindow is how long a replaced robots.txt stays in Snapshot.Previous.
+// RFC 9309 §2.4 lets a crawler use a cached robots.txt for up to 24 hours,
+// so for that long after a change a crawler that still obeys the old file
+// is not at fault.
+const GraceWindow = 24 * time.Hour
+
+// hashLen is the number of hex digits of SHA-256 kept in Snapshot.Hash: 64
+// bits, enough to tell the versions of one host's file apart in logs while
+// staying short. It names a version; it is not a security check, and
+// snapshots compare the full digest.
+const hashLen = 16
+
+// A Source says which robots.txt is in force for a host.
+//
+// Snapshot returns the snapshot in force for host (an authority such as
+// "example.com" or "example.com:8443"); it never returns nil, and callers
+// must not modify the result. It may wait for a first fetch, no longer than
+// ctx allows. Implementations are safe for concurrent use; Close releases
+// their resources and waits for their goroutines, after which Snapshot still
+// answers but never fetches.
+type Source interface {
+	Snapshot(ctx context.Context, host string) *Snapshot
+	Close() error
+}
+
+// AccessResult is the result of fetching a robots.txt, as RFC 9309 §2.3.1
+// names them.
+type AccessResult uint8
+
+const (
+	// AccessAvailable: the file was fetched with a 2xx response, or read
+	// from a static source, and parsed: its rules apply (RFC 9309 §2.3.1.1).
+	AccessAvailable AccessResult = iota + 1
+	// AccessUnavailable: the server said there is no file (a 4xx status
+	// other than 429, or redirects that lead nowhere): no rules apply and
+	// every target is allowed (RFC 9309 §2.3.1.3).
+	AccessUnavailable
+	// AccessUnreachable: server or network errors, and no earlier answer to
+	// keep: the file is undefined, and crawlers must assume complete
+	// disallow (RFC 9309 §2.3.1.4) unless the unreachable policy allows.
+	AccessUnreachable
+	// AccessLongUnreachable: unreachable for UnreachableExpiry or longer;
+	// the long-unreachable policy decides (RFC 9309 §2.3.1.4, second
+	// paragraph).
+	AccessLongUnreachable
+)
+
+var accessNames = [...]string{
+	AccessAvailable:       "available",
+	AccessUnavailable:     "unavailable",
+	AccessUnreachable:     "unreachable",
+	AccessLongUnreachable: "long_unreachable",
+}
+
+// String returns the result's stable name: "available", "unavailable",
+// "unreachable" or "long_unreachable".
+func (a AccessResult) String() string {
+	if int(a) < len(accessNames) && accessNames[a] != "" {
+		return accessNames[a]
+	}
+	return fmt.Sprintf("access(%d)", uint8(a))
+}
+
+// A Snapshot is the robots.txt in force for a host at one moment, with what
+// is needed to name that version in a verdict. It is immutable once
+// published: sources replace it as a whole, never edit it.
+//
+// Robots decides when it is non-nil. When it is nil, DisallowAll tells
+// whether every target but /robots.txt is disallowed (complete disallow) or
+// every target is allowed.
+type Snapshot struct {
+	// Access is the result the content in force comes from. While fetches
+	// fail, a source keeps serving its last available or unavailable
+	// answer, and Access stays that answer's; see Failures.
+	Access AccessResult
+	// Robots is the parsed file when Access is AccessAvailable, and nil
+	// otherwise.
+	Robots *rules.Robots
+	// DisallowAll, when Robots is nil, says every target but /robots.txt
+	// is disallowed; when false, every target is allowed.
+	DisallowAll bool
+
+	// Source is the robots.txt URL ("https://example.com/robots.txt"),
+	// "file:" followed by a path, or "inline". After redirects, the rules
+	// still apply to the host of this URL (RFC 9309 §2.3.1.2).
+	Source string
+	// FinalURL is the URL the body came from when redirects were followed,
+	// and empty otherwise.
+	FinalURL string
+	// HTTPStatus is the status of the response that produced the content
+	// in force; 0 when there was none (network error, static source).
+	HTTPStatus int
+	// Hash is the first 16 hex digits of the SHA-256 of the body, or empty
+	// when there is no file. With Source and FetchedAt, it names the
+	// version a verdict was made against.
+	Hash string
+	// Truncated reports that the body was longer than the size limit and
+	// its end was not read (RFC 9309 §2.5); Robots.Diagnostics says where.
+	Truncated bool
+
+	// FetchedAt is when the access that produced the content in force
+	// ended: for a kept copy, the last successful access (see CheckedAt).
+	FetchedAt time.Time
+	// ChangedAt is when this content came into force, replacing Previous.
+	ChangedAt time.Time
+	// CheckedAt is when the latest access ended, successful or not.
+	CheckedAt time.Time
+	// RefreshAt is when the source will fetch again, on the first request
+	// after it; zero for sources that do not refresh by time.
+	RefreshAt time.Time
+
+	// Err says why the latest access did not yield a robots.txt, or is
+	// empty when it did.
+	Err string
+	// Failures counts the consecutive accesses that found the file
+	// unreachable; 0 after a successful one.
+	Failures int
+	// FailingSince is when the first of those failures happened; zero when
+	// Failures is 0.
+	FailingSince time.Time
+
+	// Previous is the snapshot that was in force before the content last
+	// changed, without its own Previous. It is kept while InGrace and
+	// dropped at the first refresh after.
+	Previous *Snapshot
+
+	// sum is the full digest behind Hash, so that versions never compare
+	// equal by a collision of the short form.
+	sum [sha256.Size]byte
+	// groups indexes Robots for choosing groups, built with it.
+	groups *GroupIndex
+}
+
+// InGrace reports whether at time t the Previous snapshot may still be in
+// use by a crawler: a replaced robots.txt may be cached for up to
+// GraceWindow (RFC 9309 §2.4).
+func (s *Snapshot) InGrace(t time.Time) bool {
+	return s.Previous != nil && t.Before(s.ChangedAt.Add(GraceWindow))
+}
+
+// PreviousAt returns Previous while InGrace(t), and nil after.
+func (s *Snapshot) PreviousAt(t time.Time) *Snapshot {
+	if s.InGrace(t) {
+		return s.Previous
+	}
+	return nil
+}
+
+// sameContent reports whether s and o decide alike: same result, same
+// fallback and, for a file, the same body.
+func (s *Snapshot) sameContent(o *Snapshot) bool {
+	return s.Access == o.Access && s.DisallowAll == o.DisallowAll && s.sum == o.sum
+}
+
+// setBody records the digest of body in s.
+func (s *Snapshot) setBody(body []byte) {
+	s.sum = sha256.Sum256(body)
+	s.Hash = hex.EncodeToString(s.sum[:])[:hashLen]
+}
+
+// follow places s, a snapshot not yet published, after prev (nil for none)
+// at time now. When the content is unchanged s carries on prev's ChangedAt
+// and Previous; otherwise prev becomes s's Previous. A Previous past its
+// grace window is dropped here, and Previous never has its own Previous,
+// which keeps memory bounded.
+func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
+	switch {
+	case prev == nil:
+		s.ChangedAt, s.Previous = now, nil
+	case s.sameContent(prev):
+		s.ChangedAt, s.Previous = prev.ChangedAt, prev.Previous
+	default:
+		old := *prev
+		old.Previous = nil
+		s.ChangedAt, s.Previous = now, &old
+	}
+	if !s.InGrace(now) {
+		s.Previous = nil
+	}
+	return s
+}
+
+// setFile makes s an available snapshot of body, parsed with the parse
+// limit maxSize. The parse of prev is reused when the body is the same.
+func (s *Snapshot) setFile(prev *Snapshot, body []byte, truncated bool, maxSize int) {
+	s.Access = AccessAvailable
+	s.setBody(body)
+	if prev != nil && prev.Access == AccessAvailable && prev.sum == s.sum {
+		s.Robots, s.groups = prev.Robots, prev.groups
+	} else {
+		s.Robots = parseRobotsBody(body, truncated, maxSize)
+		s.groups = NewGroupIndex(s.Robots)
+	}
+	s.Truncated = truncated || s.Robots.Truncated()
+}
+
+// parseRobotsBody parses a body read with a limit of one octet past maxSize, so
+// that the parser sees a body that goes on and drops the line the limit cuts
+// (rules.Options). A body marked truncated that is no longer than maxSize
+// was cut short by its reader: its last line may be cut too, and a cut rule
+// can mean the opposite of the whole ("Disallow: /p" for "Disallow:
+// /private"), so that line is dropped here.
+func parseRobotsBody(body []byte, truncated bool, maxSize int) *rules.Robots {
+	if truncated && len(body) <= maxSize {
+		body = body[:bytes.LastIndexAny(body, "\r\n")+1]
+	}
+	return rules.ParseWith(body, rules.Options{MaxSize: maxSize})
+}
+
+// Timing of refreshes and of the unreachable state; each says why it has
+// its value.
+const (
+	// MaxRefresh is the longest a fetched robots.txt is used without a new
+	// fetch: RFC 9309 §2.4 says a cached copy SHOULD NOT be used for more
+	// than 24 hours, unless the file is unreachable.
+	MaxRefresh = 24 * time.Hour
+	// DefaultMinRefresh is the shortest time between two fetches for one
+	// host, whatever the response's cache headers ask: no-store or max-age=0
+	// would otherwise cost a fetch per request.
+	DefaultMinRefresh = time.Minute
+	// BackoffStart is the wait before retrying a failed fetch; it doubles
+	// with each consecutive failure up to BackoffMax, so a host that is down
+	// costs a handful of fetches an hour, and one that is back is seen
+	// within the hour.
+	BackoffStart = time.Minute
+	// BackoffMax caps the wait between retries.
+	BackoffMax = time.Hour
+	// UnreachableExpiry is how long a file must stay unreachable before the
+	// long-unreachable policy applies: the "reasonably long period of time
+	// (for example, 30 days)" of RFC 9309 §2.3.1.4.
+	UnreachableExpiry = 30 * 24 * time.Hour
+)
+
+// UnreachablePolicy says what applies while a robots.txt cannot be fetched.
+type UnreachablePolicy uint8
+
+const (
+	// UnreachableDefault selects the setting's documented default.
+	UnreachableDefault UnreachablePolicy = iota
+	// UnreachableDisallow disallows every target but /robots.txt: complete
+	// disallow (RFC 9309 §2.3.1.4).
+	UnreachableDisallow
+	// UnreachableAllow allows every target, as if the file were
+	// unavailable (RFC 9309 §2.3.1.3).
+	UnreachableAllow
+	// UnreachableKeep keeps the last available or unavailable answer; for
+	// StoreConfig.LongUnreachable only.
+	UnreachableKeep
+)
+
+var policyNames = [...]string{
+	UnreachableDefault:  "",
+	UnreachableDisallow: "disallow",
+	UnreachableAllow:    "allow",
+	UnreachableKeep:     "keep",
+}
+
+// String returns "disallow", "allow", "keep", or "" for the default.
+func (p UnreachablePolicy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("policy(%d)", uint8(p))
+}
+
+// ParseUnreachablePolicy reads a policy name as String writes it; the empty
+// string reads as UnreachableDefault.
+func ParseUnreachablePolicy(s string) (UnreachablePolicy, error) {
+	for p, name := range policyNames {
+		if name == s {
+			return UnreachablePolicy(p), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown unreachable policy %q: want disallow, allow or keep", s)
+}
+
+// lifecycle turns access outcomes into snapshots, by the access rules of
+// RFC 9309 §2.3.1 and the caching rules of §2.4. It holds settings only.
+type lifecycle struct {
+	maxSize     int           // parse limit, at least rules.DefaultMaxSize
+	refresh     time.Duration // longest use of a fetched file
+	minRefresh  time.Duration // shortest time between fetches
+	unreachable UnreachablePolicy
+	longUnreach UnreachablePolicy
+}
+
+// next returns the snapshot that follows prev (nil for a host not fetched
+// before) after an access to source with outcome o, ended at now.
+func (l *lifecycle) next(prev *Snapshot, source string, o accessOutcome, now time.Time) *Snapshot {
+	if o.access == AccessUnreachable {
+		return l.failed(prev, source, o, now)
+	}
+	s := &Snapshot{
+		Access:     o.access,
+		Source:     source,
+		FinalURL:   o.finalURL,
+		HTTPStatus: o.status,
+		FetchedAt:  now,
+		CheckedAt:  now,
+		// RFC 9309 §2.4: standard cache control may shorten the 24 hours.
+		RefreshAt: now.Add(cacheFreshness(o.header, now, l.minRefresh, l.refresh)),
+	}
+	if o.err != nil {
+		s.Err = o.err.Error()
+	}
+	if o.access == AccessAvailable {
+		s.setFile(prev, o.body, o.truncated, l.maxSize)
+	}
+	return s.follow(prev, now)
+}
+
+// failed is next for an unreachable outcome. RFC 9309 §2.3.1.4: the file
+// is undefined, so crawlers assume complete disallow; §2.4 lets a cached copy
+// serve past 24 hours while the file is unreachable, so the last available
+// or unavailable answer is kept; after a reasonably long time the
+// long-unreachable policy takes over.
+func (l *lifecycle) failed(prev *Snapshot, source string, o accessOutcome, now time.Time) *Snapshot {
+	failures, since := 1, now
+	if prev != nil {
+		failures = prev.Failures + 1
+		if !prev.FailingSince.IsZero() {
+			since = prev.FailingSince
+		}
+	}
+	var s Snapshot
+	kept := false
+	switch {
+	case now.Sub(since) >= UnreachableExpiry && l.longUnreach != UnreachableKeep:
+		s = Snapshot{Access: AccessLongUnreachable, DisallowAll: l.longUnreach == UnreachableDisallow}
+	case prev != nil && (prev.Access == AccessAvailable || prev.Access == AccessUnavailable):
+		s, kept = *prev, true // with its times, status and hash
+	default:
+		s = Snapshot{Access: AccessUnreachable, DisallowAll: l.unreachable != UnreachableAllow}
+	}
+	if !kept {
+		s.Source, s.FinalURL, s.HTTPStatus, s.FetchedAt = source, o.finalURL, o.status, now
+		if prev != nil && s.sameContent(prev) {
+			s.FetchedAt = prev.FetchedAt // the same undefined state as before
+		}
+	}
+	s.Err = o.err.Error()
+	s.Failures, s.FailingSince = failures, since
+	s.CheckedAt = now
+	s.RefreshAt = now.Add(l.backoff(failures))
+	return s.follow(prev, now)
+}
+
+// backoff is the wait before the next attempt after the given number of
+// consecutive failures: BackoffStart, doubled each time up to BackoffMax, and
+// never longer than the refresh interval. There is no jitter: each host is
+// fetched by one goroutine at a time, so retries cannot stampede.
+func (l *lifecycle) backoff(failures int) time.Duration {
+	d := BackoffStart
+	for i := 1; i < failures && d < BackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, BackoffMax, l.refresh)
+}

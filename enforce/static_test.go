@@ -1,0 +1,149 @@
+package enforce
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// writeRobots writes body to path with the given modification time.
+func writeRobots(t *testing.T, path, body string, mod time.Time) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewFileSourceErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "robots.txt")
+	writeRobots(t, good, "User-agent: *\n", snapEpoch)
+	tests := []struct {
+		name string
+		cfg  FileConfig
+		want string
+	}{
+		{"no path", FileConfig{}, "a path is required"},
+		{"missing file", FileConfig{Path: filepath.Join(dir, "missing.txt")}, "no such file"},
+		{"directory", FileConfig{Path: dir}, "is a directory"},
+		{"max size", FileConfig{Path: good, MaxSize: 10}, "max size 10"},
+		{"check interval", FileConfig{Path: good, CheckInterval: -time.Second}, "check interval -1s is negative"},
+	}
+	for _, tt := range tests {
+		if _, err := NewFileSource(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: NewFileSource() error = %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// A file source reads its file again when it changes, looking at most once
+// per interval, and keeps the last copy while the file cannot be read.
+func TestFileSourceReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robots.txt")
+	writeRobots(t, path, "User-agent: *\nDisallow: /v1\n", snapEpoch)
+	clock := newManualClock()
+	f, err := NewFileSource(FileConfig{Path: path, CheckInterval: 10 * time.Second, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v1 := f.Snapshot(t.Context(), "any.example")
+	if v1.Access != AccessAvailable || v1.Source != "file:"+path || v1.Hash == "" || !v1.FetchedAt.Equal(snapEpoch) || v1.Robots.Allowed("bot", "/v1") {
+		t.Fatalf("first snapshot: %v source %q hash %q fetched %v", v1.Access, v1.Source, v1.Hash, v1.FetchedAt)
+	}
+
+	steps := []struct {
+		name    string
+		advance time.Duration
+		change  func()
+		check   func(prev, s *Snapshot) string
+	}{
+		{"touched, same content", 10 * time.Second, func() { writeRobots(t, path, "User-agent: *\nDisallow: /v1\n", snapEpoch.Add(time.Hour)) },
+			func(prev, s *Snapshot) string {
+				if s.Robots != prev.Robots || s.Previous != nil || !s.ChangedAt.Equal(prev.ChangedAt) {
+					return "a touch without change should reuse the parse and keep ChangedAt"
+				}
+				return ""
+			}},
+		{"changed, before the interval", 5 * time.Second, func() { writeRobots(t, path, "User-agent: *\nDisallow: /v2\n", snapEpoch.Add(2*time.Hour)) },
+			func(prev, s *Snapshot) string {
+				if s != prev {
+					return "the file was read again before the check interval"
+				}
+				return ""
+			}},
+		{"changed, after the interval", 5 * time.Second, nil,
+			func(prev, s *Snapshot) string {
+				if s.Robots.Allowed("bot", "/v2") || s.Previous == nil || s.Previous.Hash != v1.Hash || !s.InGrace(s.ChangedAt) {
+					return "the change was not read, or Previous not set"
+				}
+				return ""
+			}},
+		{"removed", 10 * time.Second, func() { os.Remove(path) },
+			func(prev, s *Snapshot) string {
+				if s.Robots != prev.Robots || s.Hash != prev.Hash || !strings.Contains(s.Err, "no such file") || s.Failures != 1 {
+					return "a removed file should keep the last copy, with the error"
+				}
+				return ""
+			}},
+		{"restored as it was", 10 * time.Second, func() { writeRobots(t, path, "User-agent: *\nDisallow: /v2\n", snapEpoch.Add(2*time.Hour)) },
+			func(prev, s *Snapshot) string {
+				if s.Err != "" || s.Failures != 0 || s.Hash != prev.Hash || s.Previous == nil {
+					return "a restored file should clear the error and keep the content and Previous"
+				}
+				return ""
+			}},
+	}
+	prev := v1
+	for _, st := range steps {
+		if st.change != nil {
+			st.change()
+		}
+		clock.Advance(st.advance)
+		s := f.Snapshot(t.Context(), "other.example")
+		if msg := st.check(prev, s); msg != "" {
+			t.Errorf("%s: %s (err %q, hash %q, previous %v)", st.name, msg, s.Err, s.Hash, s.Previous)
+		}
+		prev = s
+	}
+}
+
+// RFC 9309 §2.5 holds for files too.
+func TestFileSourceTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robots.txt")
+	writeRobots(t, path, "User-agent: *\n"+strings.Repeat("Disallow: /x\n", rules.DefaultMaxSize/13+1), snapEpoch)
+	f, err := NewFileSource(FileConfig{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Snapshot(t.Context(), ""); !s.Truncated || !hasDiagnostic(s.Robots, rules.CodeSizeLimit) {
+		t.Errorf("truncated %v, diagnostics %v", s.Truncated, s.Robots.Diagnostics())
+	}
+}
+
+func TestInlineSource(t *testing.T) {
+	const body = "User-agent: *\nDisallow: /private\n"
+	clock := newManualClock()
+	src, err := NewInlineSource(InlineConfig{Body: body, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := src.Snapshot(t.Context(), "a.example")
+	if s.Access != AccessAvailable || s.Source != "inline" || len(s.Hash) != 16 || !s.FetchedAt.Equal(snapEpoch) || s.Robots.Allowed("bot", "/private") {
+		t.Errorf("Snapshot() = %v source %q hash %q fetched %v", s.Access, s.Source, s.Hash, s.FetchedAt)
+	}
+	clock.Advance(48 * time.Hour)
+	if src.Snapshot(t.Context(), "b.example") != s || src.Close() != nil {
+		t.Error("an inline snapshot should never change")
+	}
+	if _, err := NewInlineSource(InlineConfig{Body: body, MaxSize: 1}); err == nil {
+		t.Error("NewInlineSource accepted a max size under 500 KiB")
+	}
+}
