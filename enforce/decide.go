@@ -1,0 +1,255 @@
+package enforce
+
+import (
+	"strings"
+	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// Request holds the facts of a request that a decision needs.
+type Request struct {
+	// Target is the request target exactly as sent: the escaped path and
+	// raw query of the original request (its RequestURI), never a path
+	// already decoded or rewritten by earlier handlers.
+	Target string
+	// UserAgent is the User-Agent header; "" when missing.
+	UserAgent string
+	// Now is when the request arrived; it tells whether the robots.txt in
+	// force before a change is still within its grace period.
+	Now time.Time
+}
+
+// Policy holds what an operator decides beyond robots.txt.
+type Policy struct {
+	// Wildcard says whom the "*" group binds; named groups always bind the
+	// agents they name.
+	Wildcard WildcardPolicy
+	// AllowAgents are product tokens never enforced (an operator's own
+	// monitor, say), compared case-insensitively with the header's
+	// candidate tokens.
+	AllowAgents []string
+}
+
+// Reason tells what decided a Decision.
+type Reason uint8
+
+const (
+	// ReasonNamedGroup: a group naming the client's product token decided.
+	ReasonNamedGroup Reason = iota
+	// ReasonWildcardGroup: the "*" group decided, the client being bound by
+	// it under the WildcardPolicy.
+	ReasonWildcardGroup
+	// ReasonNoGroup: no group names the client and there is no "*" group.
+	ReasonNoGroup
+	// ReasonNotAutomated: no group names the client, and the "*" group (or
+	// an unreachable robots.txt) does not bind it under the WildcardPolicy.
+	ReasonNotAutomated
+	// ReasonRobotsTxt: the target is /robots.txt, always allowed (RFC 9309
+	// §2.2.2).
+	ReasonRobotsTxt
+	// ReasonUnreachable: robots.txt could not be fetched and no copy is
+	// known: complete disallow for crawlers (RFC 9309 §2.3.1.4).
+	ReasonUnreachable
+	// ReasonUnavailable: robots.txt does not exist (4xx) or its policy says
+	// allow: no rules apply (RFC 9309 §2.3.1.3).
+	ReasonUnavailable
+	// ReasonAllowListed: the client names a token of Policy.AllowAgents.
+	ReasonAllowListed
+	// ReasonNoPath: the target has no path a rule could apply to ("*",
+	// authority-form).
+	ReasonNoPath
+)
+
+var decisionReasonNames = [...]string{
+	ReasonNamedGroup:    "named_group",
+	ReasonWildcardGroup: "wildcard_group",
+	ReasonNoGroup:       "no_group",
+	ReasonNotAutomated:  "not_automated",
+	ReasonRobotsTxt:     "robots_txt",
+	ReasonUnreachable:   "unreachable",
+	ReasonUnavailable:   "unavailable",
+	ReasonAllowListed:   "allow_listed",
+	ReasonNoPath:        "no_path",
+}
+
+// String returns the reason's stable name, as used in compliance records.
+func (r Reason) String() string {
+	if int(r) < len(decisionReasonNames) {
+		return decisionReasonNames[r]
+	}
+	return "reason(?)"
+}
+
+// A Decision says whether a request may pass, and why. It shares memory
+// with the Readings it was made with (Path): copy what outlives them.
+type Decision struct {
+	Allowed bool
+	Reason  Reason
+	// Token is the product token the decision is about: the one that named
+	// the deciding group, or, for the "*" group, the token that marked the
+	// client as automated (or its first product name); "" when none.
+	Token string
+	// Classification says whether, and why, the client counts as automated.
+	Classification Classification
+	// Verdict is the robots.txt verdict behind a named or "*" group
+	// decision: the deciding rule, its line and its group's line.
+	Verdict rules.Verdict
+	// Reading is the reading of the target the verdict was made on (the one
+	// that denied, when one did).
+	Reading Reading
+	// Path is the target as read (AsSent): path and query, normalised.
+	Path string
+	// Snapshot is the robots.txt version the decision was made against.
+	Snapshot *Snapshot
+	// Grace is set on a denial that the robots.txt in force before the last
+	// change, less than 24 hours ago, would have allowed: a crawler may
+	// still be using that copy (RFC 9309 §2.4).
+	Grace bool
+}
+
+// A Decider makes decisions. It is safe for concurrent use.
+type Decider struct {
+	policy     Policy
+	classifier *Classifier
+}
+
+// NewDecider returns a Decider for a policy, classifying clients with c
+// (nil means a new Classifier with the default cache size).
+func NewDecider(p Policy, c *Classifier) *Decider {
+	if c == nil {
+		c = NewClassifier(ClassifierCacheSize)
+	}
+	return &Decider{policy: p, classifier: c}
+}
+
+// Decide decides req against snap. rd is scratch space the caller keeps,
+// usually on its stack; the Decision's Path points into it. Decide is a
+// pure function of the snapshot, the request and the policy (the classifier
+// only caches); it logs nothing. For a warm classifier cache and targets
+// and headers of ordinary size it does not allocate.
+func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
+	dec := d.decide(snap, req, rd)
+	if !dec.Allowed && snap.Previous != nil && snap.InGrace(req.Now) {
+		prev := d.decide(snap.Previous, req, rd)
+		dec.Grace = prev.Allowed
+	}
+	return dec
+}
+
+func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
+	dec := Decision{Allowed: true, Snapshot: snap}
+	if !rd.Build(req.Target) {
+		dec.Reason = ReasonNoPath
+		return dec
+	}
+	dec.Path = rd.Path()
+	if isRobotsTxtPath(dec.Path) {
+		dec.Reason = ReasonRobotsTxt
+		return dec
+	}
+	toks := Tokenize(req.UserAgent)
+	dec.Classification = d.classifier.Classify(&toks)
+	if tok, ok := d.allowListed(&toks); ok {
+		dec.Reason, dec.Token = ReasonAllowListed, tok
+		return dec
+	}
+	bound := d.policy.Wildcard.Binds(dec.Classification.Automated())
+	if snap.Robots == nil {
+		dec.Token = wildcardToken(&dec.Classification, &toks)
+		switch {
+		case !snap.DisallowAll:
+			dec.Reason = ReasonUnavailable
+		case bound:
+			dec.Allowed, dec.Reason = false, ReasonUnreachable
+		default:
+			dec.Reason = ReasonNotAutomated
+		}
+		return dec
+	}
+
+	m := d.choose(snap, &toks)
+	if m.Named() {
+		dec.Reason = ReasonNamedGroup
+		for i := 0; i < m.Len(); i++ {
+			v, reading := judgeReadings(m.Group(i), rd)
+			if i == 0 || !v.Allowed {
+				dec.Token, dec.Verdict, dec.Reading = m.Token(i), v, reading
+			}
+			if !v.Allowed {
+				dec.Allowed = false
+				break
+			}
+		}
+		return dec
+	}
+	dec.Token = wildcardToken(&dec.Classification, &toks)
+	g := snap.Robots.Wildcard()
+	switch {
+	case g == nil:
+		dec.Reason = ReasonNoGroup
+	case !bound:
+		dec.Reason = ReasonNotAutomated
+	default:
+		dec.Reason = ReasonWildcardGroup
+		dec.Verdict, dec.Reading = judgeReadings(g, rd)
+		dec.Allowed = dec.Verdict.Allowed
+	}
+	return dec
+}
+
+// choose picks the named groups through the snapshot's index when it has
+// one.
+func (d *Decider) choose(snap *Snapshot, toks *Tokens) Match {
+	if snap.groups != nil {
+		return snap.groups.Choose(toks)
+	}
+	return ChooseGroups(snap.Robots, toks)
+}
+
+// judgeReadings decides every reading under g and returns the first
+// denial, or the verdict on the target as sent when none denies.
+func judgeReadings(g *rules.Group, rd *Readings) (rules.Verdict, Reading) {
+	b, kind := rd.At(0)
+	first := g.DecideCanonical(b)
+	if !first.Allowed {
+		return first, kind
+	}
+	for i := 1; i < rd.Len(); i++ {
+		b, kind := rd.At(i)
+		if v := g.DecideCanonical(b); !v.Allowed {
+			return v, kind
+		}
+	}
+	return first, AsSent
+}
+
+// allowListed returns the candidate that names a token of AllowAgents.
+func (d *Decider) allowListed(toks *Tokens) (string, bool) {
+	for _, allowed := range d.policy.AllowAgents {
+		for i := 0; i < toks.Len(); i++ {
+			if tok := toks.At(i); strings.EqualFold(tok, allowed) {
+				return tok, true
+			}
+		}
+	}
+	return "", false
+}
+
+// wildcardToken names a client judged by the "*" group: by what marked it
+// as automated, else by its first product name.
+func wildcardToken(c *Classification, toks *Tokens) string {
+	if c.Token != "" {
+		return c.Token
+	}
+	if toks.Len() > 0 {
+		return toks.At(0)
+	}
+	return ""
+}
+
+// isRobotsTxtPath reports whether a normalised target names /robots.txt.
+func isRobotsTxtPath(p string) bool {
+	const robots = "/robots.txt"
+	return strings.HasPrefix(p, robots) && (len(p) == len(robots) || p[len(robots)] == '?')
+}
