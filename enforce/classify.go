@@ -2,9 +2,7 @@ package enforce
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strings"
-	"sync/atomic"
 
 	"github.com/mssola/useragent"
 )
@@ -161,25 +159,14 @@ const maxBrowserLength = 64
 // pays for a parse each time; the cache's size bounds the memory, not that
 // work.
 //
-// The cache is two-way set-associative: a header can live in one of two
-// slots chosen by its hash, and a new header replaces the older of the two
-// (first in, first out within the set). Hits write nothing, so concurrent
-// readers never contend. It is safe for concurrent use; the zero value
-// works and caches nothing.
+// The cache is a headerCache: bounded, and lock-free for readers. It is safe
+// for concurrent use; the zero value works and caches nothing.
 type Classifier struct {
-	seed maphash.Seed
-	sets []cacheSet
-	seq  atomic.Uint64
+	parses headerCache[parsedHeader]
 }
 
-type cacheSet [2]atomic.Pointer[cacheEntry]
-
-// A cacheEntry is the parser's answer for one header. It is immutable.
-type cacheEntry struct {
-	hash    uint64
-	length  int
-	key     string // the header's first MaxCacheKeyLength octets, copied
-	seq     uint64 // insertion order
+// parsedHeader is the parser's answer for one header.
+type parsedHeader struct {
 	bot     bool
 	browser string
 	version string
@@ -192,7 +179,7 @@ func NewClassifier(entries int) *Classifier {
 	if entries <= 0 {
 		entries = ClassifierCacheSize
 	}
-	return &Classifier{seed: maphash.MakeSeed(), sets: make([]cacheSet, max(entries/2, 1))}
+	return &Classifier{parses: newHeaderCache[parsedHeader](entries, MaxCacheKeyLength)}
 }
 
 // Classify says whether the client that sent the header t was read from is
@@ -243,56 +230,22 @@ func (c *Classifier) Browser(ua string) (name, version string) {
 
 // parsed returns the parser's answer for header s, from the cache when it
 // holds it.
-func (c *Classifier) parsed(s string) *cacheEntry {
-	if len(c.sets) == 0 {
-		return parse(s, 0)
-	}
-	h := maphash.String(c.seed, s)
-	// Map the hash onto the sets by multiplication, not division.
-	set := &c.sets[(h>>32)*uint64(len(c.sets))>>32]
-	for w := range set {
-		if e := set[w].Load(); e != nil && e.hash == h && e.length == len(s) && e.key == s[:len(e.key)] {
-			return e
+func (c *Classifier) parsed(s string) *parsedHeader {
+	return c.parses.get(s, func(string) parsedHeader {
+		// The whole header is parsed, not the key: only the first
+		// MaxCacheKeyLength octets of a header are copied.
+		ua := useragent.New(s)
+		name, version := ua.Browser()
+		return parsedHeader{
+			bot:     ua.Bot(),
+			browser: strings.Clone(name[:min(len(name), maxBrowserLength)]),
+			version: strings.Clone(version[:min(len(version), maxBrowserLength)]),
 		}
-	}
-	e := parse(s, h)
-	e.seq = c.seq.Add(1)
-	w := 0
-	switch e0, e1 := set[0].Load(), set[1].Load(); {
-	case e0 == nil:
-	case e1 == nil || e1.seq < e0.seq:
-		w = 1
-	}
-	set[w].Store(e)
-	return e
-}
-
-// parse runs the parser on s, whose hash is h.
-func parse(s string, h uint64) *cacheEntry {
-	ua := useragent.New(s)
-	name, version := ua.Browser()
-	return &cacheEntry{
-		hash:    h,
-		length:  len(s),
-		key:     strings.Clone(s[:min(len(s), MaxCacheKeyLength)]),
-		bot:     ua.Bot(),
-		browser: strings.Clone(name[:min(len(name), maxBrowserLength)]),
-		version: strings.Clone(version[:min(len(version), maxBrowserLength)]),
-	}
+	})
 }
 
 // cached returns the number of entries in the cache.
-func (c *Classifier) cached() int {
-	n := 0
-	for i := range c.sets {
-		for w := range c.sets[i] {
-			if c.sets[i][w].Load() != nil {
-				n++
-			}
-		}
-	}
-	return n
-}
+func (c *Classifier) cached() int { return c.parses.len() }
 
 // isBlank reports whether a header is empty or holds only white space.
 func isBlank(s string) bool {

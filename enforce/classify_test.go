@@ -141,9 +141,9 @@ func TestClassifierCacheKey(t *testing.T) {
 		tok := Tokenize(ua)
 		c.Classify(&tok)
 	}
-	for i := range c.sets {
-		for w := range c.sets[i] {
-			if e := c.sets[i][w].Load(); e != nil && len(e.key) > MaxCacheKeyLength {
+	for i := range c.parses.sets {
+		for w := range c.parses.sets[i] {
+			if e := c.parses.sets[i][w].Load(); e != nil && len(e.key) > MaxCacheKeyLength {
 				t.Errorf("cache key of %d octets, want at most %d", len(e.key), MaxCacheKeyLength)
 			}
 		}

@@ -112,7 +112,24 @@ type Decision struct {
 type Decider struct {
 	policy     Policy
 	classifier *Classifier
+	// headers holds each recent header's tokens and classification: a
+	// crawler or a browser sends the same header request after request,
+	// and looking it up costs a fraction of reading it again.
+	headers headerCache[readHeader]
 }
+
+// readHeader is what a Decider learns from one User-Agent header. Its
+// strings are substrings of the cache's copy of the header.
+type readHeader struct {
+	tokens Tokens
+	class  Classification
+}
+
+// MaxCachedHeaderLength is the length of the longest User-Agent header whose
+// reading a Decider caches. Real headers fit (see MaxUserAgentLength); the
+// cache copies each whole, which keeps its memory to ClassifierCacheSize
+// times this at most.
+const MaxCachedHeaderLength = 512
 
 // NewDecider returns a Decider for a policy, classifying clients with c
 // (nil means a new Classifier with the default cache size).
@@ -120,7 +137,26 @@ func NewDecider(p Policy, c *Classifier) *Decider {
 	if c == nil {
 		c = NewClassifier(ClassifierCacheSize)
 	}
-	return &Decider{policy: p, classifier: c}
+	return &Decider{
+		policy:     p,
+		classifier: c,
+		headers:    newHeaderCache[readHeader](ClassifierCacheSize, MaxCachedHeaderLength),
+	}
+}
+
+// readHeader returns the tokens and classification of a User-Agent header.
+// The result must not be modified.
+func (d *Decider) readHeader(ua string, scratch *readHeader) *readHeader {
+	if len(ua) > MaxCachedHeaderLength {
+		scratch.tokens = Tokenize(ua)
+		scratch.class = d.classifier.Classify(&scratch.tokens)
+		return scratch
+	}
+	return d.headers.get(ua, func(key string) readHeader {
+		h := readHeader{tokens: Tokenize(key)}
+		h.class = d.classifier.Classify(&h.tokens)
+		return h
+	})
 }
 
 // Decide decides req against snap. rd is scratch space the caller keeps,
@@ -148,15 +184,17 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		dec.Reason = ReasonRobotsTxt
 		return dec
 	}
-	toks := Tokenize(req.UserAgent)
-	dec.Classification = d.classifier.Classify(&toks)
-	if tok, ok := d.allowListed(&toks); ok {
+	var scratch readHeader
+	h := d.readHeader(req.UserAgent, &scratch)
+	toks := &h.tokens
+	dec.Classification = h.class
+	if tok, ok := d.allowListed(toks); ok {
 		dec.Reason, dec.Token = ReasonAllowListed, tok
 		return dec
 	}
 	bound := d.policy.Wildcard.Binds(dec.Classification.Automated())
 	if snap.Robots == nil {
-		dec.Token = wildcardToken(&dec.Classification, &toks)
+		dec.Token = wildcardToken(&dec.Classification, toks)
 		switch {
 		case !snap.DisallowAll:
 			dec.Reason = ReasonUnavailable
@@ -168,7 +206,7 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		return dec
 	}
 
-	m := d.choose(snap, &toks)
+	m := d.choose(snap, toks)
 	if m.Named() {
 		dec.Reason = ReasonNamedGroup
 		for i := 0; i < m.Len(); i++ {
@@ -183,7 +221,7 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		}
 		return dec
 	}
-	dec.Token = wildcardToken(&dec.Classification, &toks)
+	dec.Token = wildcardToken(&dec.Classification, toks)
 	g := snap.Robots.Wildcard()
 	switch {
 	case g == nil:

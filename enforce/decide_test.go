@@ -1,8 +1,12 @@
 package enforce
 
 import (
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Headers for the decision tests, besides the real ones in groups_test.go.
@@ -137,4 +141,60 @@ func TestDecideGrace(t *testing.T) {
 			t.Errorf("Decide(%q) %v after the change: allowed %v, grace %v; want denied, grace %v", c.target, c.at, dec.Allowed, dec.Grace, c.grace)
 		}
 	}
+}
+
+// TestDecideHeaderCache checks that a header read from the cache decides as
+// a fresh reading does, that headers too long to cache still decide, and
+// that a cached decision holds no memory of the request's header.
+func TestDecideHeaderCache(t *testing.T) {
+	snap := inlineSnapshot(t, decideRobots)
+	d := NewDecider(Policy{}, nil)
+	long := uaGPTBot + " " + strings.Repeat("x", MaxCachedHeaderLength)
+	for _, ua := range []string{uaGPTBot, uaChrome, uaCurl, "", long} {
+		for _, target := range []string{"/private/x", "/a", "/public"} {
+			var rd Readings
+			fresh := NewDecider(Policy{}, nil).Decide(snap, Request{Target: target, UserAgent: ua}, &rd)
+			for round := range 3 {
+				// A header built anew each time, as each request brings its own.
+				header := string([]byte(ua))
+				got := d.Decide(snap, Request{Target: target, UserAgent: header}, &rd)
+				if got.Allowed != fresh.Allowed || got.Reason != fresh.Reason || got.Token != fresh.Token ||
+					got.Classification.Automation != fresh.Classification.Automation {
+					t.Errorf("round %d: Decide(%.40q, %q) = %v %v %q, fresh decider says %v %v %q",
+						round, ua, target, got.Allowed, got.Reason, got.Token, fresh.Allowed, fresh.Reason, fresh.Token)
+				}
+				if round > 0 && len(ua) <= MaxCachedHeaderLength && got.Token != "" && within(got.Token, header) {
+					t.Errorf("Decide(%.40q): cached decision's token points into the request's header", ua)
+				}
+			}
+		}
+	}
+}
+
+// within reports whether sub's octets lie inside s's memory.
+func within(sub, s string) bool {
+	p, b := uintptr(unsafe.Pointer(unsafe.StringData(sub))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	return p >= b && p < b+uintptr(len(s))
+}
+
+// TestDecideConcurrent runs decisions from many goroutines on one Decider,
+// with more distinct headers than its cache holds, for the race detector.
+func TestDecideConcurrent(t *testing.T) {
+	snap := inlineSnapshot(t, decideRobots)
+	d := NewDecider(Policy{}, NewClassifier(8))
+	d.headers = newHeaderCache[readHeader](8, MaxCachedHeaderLength)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			var rd Readings
+			for i := range 300 {
+				ua := fmt.Sprintf("%s (variant %d)", uaGPTBot, (g*300+i)%40)
+				if dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: ua}, &rd); dec.Allowed || dec.Token != "GPTBot" {
+					t.Errorf("Decide(%q) = %v %q, want denied for GPTBot", ua, dec.Allowed, dec.Token)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
