@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"encoding/hex"
 	"strings"
 	"unsafe"
 
@@ -182,10 +183,11 @@ func splitTarget(target string) (pathQuery string, ok bool) {
 // found.
 func percentDecode(b []byte) ([]byte, bool) {
 	out, changed := b[:0], false
+	var octet [1]byte
 	for i := 0; i < len(b); i++ {
 		if b[i] == '%' && i+2 < len(b) {
-			if hi, lo := unhex(b[i+1]), unhex(b[i+2]); hi >= 0 && lo >= 0 {
-				out = append(out, byte(hi<<4|lo))
+			if _, err := hex.Decode(octet[:], b[i+1:i+3]); err == nil {
+				out = append(out, octet[0])
 				i += 2
 				changed = true
 				continue
@@ -194,18 +196,6 @@ func percentDecode(b []byte) ([]byte, bool) {
 		out = append(out, b[i])
 	}
 	return out, changed
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
 }
 
 // appendClean appends path to dst with repeated slashes merged and "." and

@@ -175,12 +175,23 @@ type keyedRank struct {
 }
 
 // A keyTable is a hash table from key to rules, laid out flat: the entries
-// of bucket b are entries[start[b]:start[b+1]], in rank order.
+// of bucket b are entries[start[b]:start[b+1]], in rank order. A filter of
+// the keys' first two octets turns away most positions of a path with one
+// load, before any hashing.
 type keyTable struct {
 	shift   uint32
 	start   []uint32
 	entries []keyedRank
+	heads   *[pairFilterBits / 64]uint64
 }
+
+// pairFilterBits is the size of a keyTable's filter: 512 octets, few enough
+// to keep per group, enough that a group's few dozen keys leave most pairs
+// of octets unmarked.
+const pairFilterBits = 4096
+
+// pairBit returns the filter bit of a key's first two octets.
+func pairBit(key uint32) uint32 { return (key>>19 ^ key>>16&0xff) % pairFilterBits }
 
 func newKeyTable(entries []keyedRank) keyTable {
 	if len(entries) == 0 {
@@ -191,9 +202,12 @@ func newKeyTable(entries []keyedRank) keyTable {
 	for 1<<bits < 2*len(entries) {
 		bits++
 	}
-	t := keyTable{shift: 32 - bits, start: make([]uint32, 1<<bits+1), entries: make([]keyedRank, len(entries))}
+	t := keyTable{shift: 32 - bits, start: make([]uint32, 1<<bits+1), entries: make([]keyedRank, len(entries)),
+		heads: new([pairFilterBits / 64]uint64)}
 	for _, e := range entries {
 		t.start[t.bucket(e.key)+1]++
+		b := pairBit(e.key)
+		t.heads[b/64] |= 1 << (b % 64)
 	}
 	for b := 1; b < len(t.start); b++ {
 		t.start[b] += t.start[b-1]
@@ -214,6 +228,9 @@ func (t *keyTable) bucket(key uint32) uint32 { return key * 2654435769 >> t.shif
 
 // try checks the rules filed under key against path.
 func (t *keyTable) try(key uint32, path string, rules []compiled, best *int32, done *tried) {
+	if h := pairBit(key); t.heads[h/64]&(1<<(h%64)) == 0 {
+		return
+	}
 	b := t.bucket(key)
 	for _, e := range t.entries[t.start[b]:t.start[b+1]] {
 		if e.rank >= *best {
