@@ -118,6 +118,7 @@ type accessOutcome struct {
 // 9309 §2.3.1.2), and classifies the result (§2.3.1). Bodies are read up to
 // limit octets.
 func fetchRobots(ctx context.Context, f Fetcher, rawURL string, limit int) accessOutcome {
+	ctx = context.WithValue(ctx, fetchOriginKey{}, rawURL)
 	target := rawURL
 	for redirects := 0; ; redirects++ {
 		resp, err := f.Fetch(ctx, target, limit)
@@ -144,6 +145,17 @@ func fetchRobots(ctx context.Context, f Fetcher, rawURL string, limit int) acces
 		}
 		return o
 	}
+}
+
+type fetchOriginKey struct{}
+
+// FetchOrigin returns, in a Fetcher's context, the robots.txt URL whose
+// access the fetch belongs to: the URL itself, or the one a redirect chain
+// started from. A Fetcher can so tell a redirect within the site from one
+// to another site. It returns "" outside a Store's fetch.
+func FetchOrigin(ctx context.Context) string {
+	s, _ := ctx.Value(fetchOriginKey{}).(string)
+	return s
 }
 
 // classifyResponse reads a final (non-3xx) response.

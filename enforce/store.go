@@ -41,6 +41,10 @@ type StoreConfig struct {
 	// Scheme is the scheme of the robots.txt URLs: "https" (the default)
 	// or "http".
 	Scheme string
+	// URL, when set, is where every host's robots.txt is fetched from,
+	// instead of Scheme://host/robots.txt: one file shared by the sites
+	// behind a handler. Callers then usually ask for one host only.
+	URL string
 	// MaxSize is how many octets of a robots.txt are parsed; the rest is
 	// dropped and reported. The default is rules.DefaultMaxSize, 500 KiB;
 	// less is refused, since RFC 9309 §2.5 has crawlers parse at least as
@@ -282,6 +286,9 @@ func (s *Store) entry(key string, now time.Time) (*hostEntry, error) {
 		return v.(*hostEntry), nil
 	}
 	u, err := robotsURL(s.cfg.Scheme, key)
+	if s.cfg.URL != "" {
+		u = s.cfg.URL
+	}
 	if err != nil {
 		return nil, err
 	}

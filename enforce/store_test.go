@@ -365,3 +365,35 @@ func BenchmarkStoreSnapshotWarm(b *testing.B) {
 		s.Snapshot(ctx, "a.example")
 	}
 }
+
+// TestStoreFixedURLAndOrigin checks that a Store configured with a URL
+// fetches that URL for a host, and that its Fetcher can tell, through a
+// redirect chain, which robots.txt the chain started from.
+func TestStoreFixedURLAndOrigin(t *testing.T) {
+	const fixed = "https://cdn.example.net/shared/robots.txt"
+	var mu sync.Mutex
+	var seen [][2]string // url, origin
+	f := FetcherFunc(func(ctx context.Context, url string, limit int) (Response, error) {
+		mu.Lock()
+		seen = append(seen, [2]string{url, FetchOrigin(ctx)})
+		mu.Unlock()
+		if url == fixed {
+			return reply(301, "", "Location", "/shared/robots-v2.txt").resp, nil
+		}
+		return reply(200, "User-agent: *\nDisallow: /x\n").resp, nil
+	})
+	s := newTestStore(t, f, newManualClock(), func(c *StoreConfig) { c.URL = fixed })
+	snap := s.Snapshot(t.Context(), "example.com")
+	if snap.Robots == nil || snap.Robots.Allowed("a", "/x") {
+		t.Fatalf("snapshot = %+v, want the fixed URL's rules", snap)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := [][2]string{{fixed, fixed}, {"https://cdn.example.net/shared/robots-v2.txt", fixed}}
+	if len(seen) != 2 || seen[0] != want[0] || seen[1] != want[1] {
+		t.Errorf("fetches (url, origin) = %q, want %q", seen, want)
+	}
+	if got := FetchOrigin(t.Context()); got != "" {
+		t.Errorf("FetchOrigin outside a fetch = %q, want empty", got)
+	}
+}
