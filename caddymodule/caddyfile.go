@@ -1,0 +1,159 @@
+package caddymodule
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("robots_enforce", parseCaddyfile)
+	// Before redir: after the directives that set variables and headers,
+	// and before everything that redirects, rewrites the path (rewrite,
+	// uri, try_files), authenticates or answers (respond, reverse_proxy,
+	// file_server), so that a crawler is judged on the path it asked for
+	// and before any work is done for it.
+	httpcaddyfile.RegisterDirectiveOrder("robots_enforce", httpcaddyfile.Before, "redir")
+}
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	var r Handler
+	err := r.UnmarshalCaddyfile(h.Dispenser)
+	return &r, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	robots_enforce [<matcher>] [enforce|log] {
+//	    mode          enforce|log
+//	    source        upstream|file <path>|url <url>|inline <text>
+//	    status        <code>
+//	    body          <text>
+//	    wildcard      bots|all|none
+//	    unreachable   deny|allow
+//	    refresh       <duration>
+//	    max_size      <size>
+//	    fetch_timeout <duration>
+//	    max_hosts     <count>
+//	    allow_agents  <token...>
+//	    log_allowed
+//	}
+//
+// The inline text may be a heredoc (<<END ... END) or a quoted string.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive's name
+	if d.NextArg() {
+		h.Mode = d.Val()
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	}
+	for d.NextBlock(0) {
+		switch opt := d.Val(); opt {
+		case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts":
+			var val string
+			if !d.Args(&val) || d.NextArg() {
+				return d.ArgErr()
+			}
+			if err := h.setOption(d, opt, val); err != nil {
+				return err
+			}
+		case "source":
+			if err := h.parseSource(d); err != nil {
+				return err
+			}
+		case "allow_agents":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			h.AllowAgents = append(h.AllowAgents, args...)
+		case "log_allowed":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			h.LogAllowed = true
+		default:
+			return d.Errf("unrecognized subdirective %q", opt)
+		}
+	}
+	return nil
+}
+
+// setOption sets an option that takes one value.
+func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
+	switch opt {
+	case "mode":
+		h.Mode = val
+	case "status":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return d.Errf("status %q: not a number", val)
+		}
+		h.Status = n
+	case "body":
+		h.Body = val
+	case "wildcard":
+		h.Wildcard = val
+	case "unreachable":
+		h.Unreachable = val
+	case "refresh", "fetch_timeout":
+		dur, err := caddy.ParseDuration(val)
+		if err != nil {
+			return d.Errf("%s %q: %v", opt, val, err)
+		}
+		if opt == "refresh" {
+			h.Refresh = caddy.Duration(dur)
+		} else {
+			h.FetchTimeout = caddy.Duration(dur)
+		}
+	case "max_size":
+		n, err := humanize.ParseBytes(val)
+		if err != nil || n > 1<<31 {
+			return d.Errf("max_size %q: not a size such as 500KiB or 1MiB", val)
+		}
+		h.MaxSize = int(n)
+	case "max_hosts":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return d.Errf("max_hosts %q: not a number", val)
+		}
+		h.MaxHosts = n
+	}
+	return nil
+}
+
+// parseSource reads "source upstream|file <path>|url <url>|inline <text>".
+func (h *Handler) parseSource(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return d.ArgErr()
+	}
+	s := &Source{Kind: args[0]}
+	switch {
+	case s.Kind == "upstream" && len(args) == 1:
+	case s.Kind == "file" && len(args) == 2:
+		s.Path = args[1]
+	case s.Kind == "url" && len(args) == 2:
+		s.URL = args[1]
+	case s.Kind == "inline" && len(args) == 2:
+		s.Text = args[1]
+		if !strings.HasSuffix(s.Text, "\n") {
+			s.Text += "\n"
+		}
+	case s.Kind == "upstream" || s.Kind == "file" || s.Kind == "url" || s.Kind == "inline":
+		return d.Errf("source %s: wrong number of arguments", s.Kind)
+	default:
+		return d.Errf("source %q: want upstream, file, url or inline", s.Kind)
+	}
+	h.Source = s
+	return nil
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

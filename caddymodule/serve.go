@@ -1,0 +1,195 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// Placeholder names; see Handler.
+const (
+	phVerdict  = "http.robots_enforce.verdict"
+	phReason   = "http.robots_enforce.reason"
+	phAgent    = "http.robots_enforce.agent"
+	phRule     = "http.robots_enforce.rule"
+	phRuleLine = "http.robots_enforce.rule_line"
+)
+
+// Placeholder values that are the same for many requests are boxed once, so
+// that setting them costs no allocation.
+var (
+	boxedVerdict = [2]any{"deny", "allow"}
+	boxedReason  = func() (b [enforce.ReasonNoPath + 1]any) {
+		for i := range b {
+			b[i] = enforce.Reason(i).String()
+		}
+		return b
+	}()
+)
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if h.upstream != nil {
+		h.upstream.remember(r, next)
+	}
+	if r.Context().Value(internalKey{}) != nil {
+		return next.ServeHTTP(w, r) // the handler's own robots.txt request
+	}
+	// The target as the client sent it, before any rewrite: Caddy keeps
+	// the original method, URI and remote address (not the headers, which
+	// the handler reads before the directives that change them).
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	if !ok || orig.URL == nil {
+		orig = *r
+	}
+	ua := r.Header.Get("User-Agent")
+	if orig.URL.Path == "/robots.txt" {
+		h.fetchers.note(r.Host, ua, time.Now())
+		return next.ServeHTTP(w, r)
+	}
+
+	key := h.fixed
+	if key == "" {
+		key = r.Host
+		h.upstream.rememberVars(r.Host, r)
+	}
+	snap := h.source.Snapshot(r.Context(), key)
+	var rd enforce.Readings
+	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua, Now: time.Now()}, &rd)
+
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl != nil {
+		h.setPlaceholders(repl, &dec)
+	}
+	h.metrics.count(&dec, h.Mode)
+	if dec.Reason == enforce.ReasonRobotsTxt {
+		h.fetchers.note(r.Host, ua, time.Now())
+	}
+	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
+		h.record(r, &orig, ua, &dec)
+	}
+	if dec.Allowed || !h.enforce {
+		return next.ServeHTTP(w, r)
+	}
+	if len(h.denyBody) > 0 {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(h.Status)
+		_, err := w.Write(h.denyBody)
+		return err
+	}
+	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", dec.Path, dec.Token, dec.Reason))
+}
+
+func (h *Handler) setPlaceholders(repl *caddy.Replacer, dec *enforce.Decision) {
+	repl.Set(phVerdict, boxedVerdict[b2i(dec.Allowed)])
+	repl.Set(phReason, boxedReason[dec.Reason])
+	if botClass(dec) == classNotAutomated {
+		return // a browser: no agent, no rule
+	}
+	repl.Set(phAgent, dec.Token)
+	if dec.Verdict.Rule.Line > 0 {
+		repl.Set(phRule, dec.Verdict.Rule.Pattern)
+		repl.Set(phRuleLine, dec.Verdict.Rule.Line)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Bot classes of the compliance record.
+const (
+	classNamed        = "named"
+	classWildcard     = "wildcard"
+	classNotAutomated = "not_automated"
+)
+
+// botClass says how a decision saw the client: named by a group; bound by
+// the "*" group or an unreachable robots.txt, or automated where no rule
+// applied; or neither (a browser, an allow-listed agent, /robots.txt).
+func botClass(dec *enforce.Decision) string {
+	switch dec.Reason {
+	case enforce.ReasonNamedGroup:
+		return classNamed
+	case enforce.ReasonWildcardGroup, enforce.ReasonUnreachable:
+		return classWildcard
+	case enforce.ReasonNoGroup, enforce.ReasonUnavailable:
+		if dec.Classification.Automated() {
+			return classWildcard
+		}
+	}
+	return classNotAutomated
+}
+
+// record writes the compliance record of a decision, and adds its key facts
+// to the access log entry of the request. Its fields are a contract: see
+// the README's record schema.
+func (h *Handler) record(r *http.Request, orig *http.Request, ua string, dec *enforce.Decision) {
+	verdict := boxedVerdict[b2i(dec.Allowed)].(string)
+	class := botClass(dec)
+	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+		extra.Add(zap.String("robots_verdict", verdict))
+		extra.Add(zap.String("robots_reason", dec.Reason.String()))
+		extra.Add(zap.String("robots_agent", dec.Token))
+		extra.Add(zap.Int("robots_rule_line", dec.Verdict.Rule.Line))
+	}
+	level := zapcore.InfoLevel
+	c := h.logger.Check(level, "robots.txt decision")
+	if c == nil {
+		return
+	}
+	snap := dec.Snapshot
+	now := time.Now()
+	fields := []zap.Field{
+		zap.String("host", r.Host),
+		zap.String("method", orig.Method),
+		zap.String("uri", orig.RequestURI),
+		zap.String("user_agent", truncate(ua, maxLoggedUserAgent)),
+		zap.String("agent", dec.Token),
+		zap.String("bot_class", class),
+		zap.String("verdict", verdict),
+		zap.String("mode", h.Mode),
+		zap.String("reason", dec.Reason.String()),
+		zap.String("reading", dec.Reading.String()),
+		zap.Int("group_line", dec.Verdict.GroupLine),
+		zap.String("rule", dec.Verdict.Rule.Pattern),
+		zap.Int("rule_line", dec.Verdict.Rule.Line),
+		zap.Bool("grace", dec.Grace),
+		zap.String("robots_hash", snap.Hash),
+		zap.String("robots_source", snap.Source),
+		zap.String("remote_ip", remoteIP(orig)),
+		zap.Bool("agent_fetched_robots", h.fetchers.fetchedWithin(r.Host, dec.Token, now, enforce.GraceWindow)),
+		zap.String("automation", dec.Classification.Automation.String()),
+	}
+	if !snap.FetchedAt.IsZero() {
+		fields = append(fields, zap.Time("robots_fetched_at", snap.FetchedAt))
+	}
+	c.Write(fields...)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// remoteIP returns the client's address without its port.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
