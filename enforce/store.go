@@ -170,10 +170,17 @@ func robotsURL(scheme, host string) (string, error) {
 }
 
 // undefined is the snapshot for a host whose file is not known and will
-// not be fetched now (store closed, invalid host, caller gave up waiting):
-// the file is undefined, and the unreachable policy applies (RFC 9309
-// §2.3.1.4). It is not stored.
+// not be fetched now (invalid host, caller gave up waiting): the file is
+// undefined, and the unreachable policy applies (RFC 9309 §2.3.1.4); or,
+// when the store is closed, no rules apply. It is not stored.
 func (l *lifecycle) undefined(source string, now time.Time, err error) *Snapshot {
+	if errors.Is(err, errStoreClosed) {
+		// The store is shutting down (a config reload replaces it), which
+		// says nothing about the host: no rules apply to the requests
+		// caught in between, rather than the unreachable policy, which
+		// would hold a crawler to the server's own reload.
+		return &Snapshot{Access: AccessUnavailable, Source: source, FetchedAt: now, ChangedAt: now, CheckedAt: now, Err: err.Error()}
+	}
 	return &Snapshot{
 		Access:      AccessUnreachable,
 		DisallowAll: l.unreachable != UnreachableAllow,
