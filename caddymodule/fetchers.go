@@ -51,7 +51,7 @@ func (f *robotsFetchers) shrinkLocked(now time.Time) {
 			delete(f.seen, k)
 		}
 	}
-	drop := f.max / 10
+	drop := max(f.max/10, 1) // a tenth, and at least one when the bound is under ten
 	for k := range f.seen {
 		if len(f.seen) < f.max || drop == 0 {
 			break

@@ -56,11 +56,26 @@ func (f *upstreamFetcher) remember(r *http.Request, next caddyhttp.Handler) {
 // request for host is seen: the internal request then reaches the rest of
 // the route as the client's would ("root * /srv/{host}" is expanded per
 // host by the vars handler). Later requests cost one lookup. At most
-// maxVars hosts are kept, as many as the Store tracks.
+// maxVars hosts are kept, as many as the Store tracks; when full, one saved
+// host is forgotten to make room, and gets its variables back with its
+// next request, which always comes before its next fetch.
 func (f *upstreamFetcher) rememberVars(host string, r *http.Request) {
 	host = strings.ToLower(host) // as the Store keys hosts; no copy when already lower-case
-	if _, ok := f.vars.Load(host); ok || f.varsSize.Load() >= f.maxVars {
+	if _, ok := f.vars.Load(host); ok {
 		return
+	}
+	for f.varsSize.Load() >= f.maxVars {
+		forgot := false
+		f.vars.Range(func(k, _ any) bool {
+			if _, loaded := f.vars.LoadAndDelete(k); loaded {
+				f.varsSize.Add(-1)
+				forgot = true
+			}
+			return false
+		})
+		if !forgot {
+			break
+		}
 	}
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
 	copied := make(map[string]any, len(vars))
@@ -77,7 +92,7 @@ func (f *upstreamFetcher) rememberVars(host string, r *http.Request) {
 // Fetch implements enforce.Fetcher.
 func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
 	rt := f.route.Load()
-	if origin := enforce.FetchOrigin(ctx); rt == nil || origin != "" && urlHost(origin) != urlHost(rawURL) {
+	if origin := enforce.FetchOrigin(ctx); rt == nil || origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
 		return f.external.Fetch(ctx, rawURL, limit)
 	}
 	u, err := url.Parse(rawURL)
@@ -92,7 +107,7 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 	req.Header.Set("User-Agent", internalUserAgent)
 	rec := &capturingWriter{header: make(http.Header), limit: limit}
 	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, rt.server)
-	if saved, ok := f.vars.Load(u.Host); ok {
+	if saved, ok := f.vars.Load(strings.ToLower(u.Host)); ok {
 		vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
 		for k, v := range saved.(map[string]any) {
 			vars[k] = v
@@ -131,6 +146,9 @@ type capturingWriter struct {
 func (w *capturingWriter) Header() http.Header { return w.header }
 
 func (w *capturingWriter) WriteHeader(status int) {
+	if status < 200 {
+		return // informational (103 Early Hints): the final status follows
+	}
 	if w.status == 0 {
 		w.status = status
 	}

@@ -1,0 +1,377 @@
+package caddymodule
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// unitHandlerDiff lists the exported fields of got that differ from want,
+// Source compared by value, one line each.
+func unitHandlerDiff(got, want *Handler) []string {
+	var diffs []string
+	gv, wv := reflect.ValueOf(got).Elem(), reflect.ValueOf(want).Elem()
+	for i := range gv.NumField() {
+		f := gv.Type().Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		g, w := gv.Field(i).Interface(), wv.Field(i).Interface()
+		if f.Name == "Source" {
+			gs, ws := got.Source, want.Source
+			if (gs == nil) != (ws == nil) || gs != nil && *gs != *ws {
+				diffs = append(diffs, fmt.Sprintf("Source = %s, want %s", unitSourceString(gs), unitSourceString(ws)))
+			}
+			continue
+		}
+		if !reflect.DeepEqual(g, w) {
+			diffs = append(diffs, fmt.Sprintf("%s = %#v, want %#v", f.Name, g, w))
+		}
+	}
+	return diffs
+}
+
+func unitSourceString(s *Source) string {
+	if s == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%+v", *s)
+}
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		input string
+		want  Handler
+	}{
+		{
+			name:  "bare",
+			input: `robots_enforce`,
+			want:  Handler{},
+		},
+		{
+			name:  "empty block",
+			input: "robots_enforce {\n}",
+			want:  Handler{},
+		},
+		{
+			name:  "mode as argument",
+			input: `robots_enforce log`,
+			want:  Handler{Mode: "log"},
+		},
+		{
+			name:  "mode as argument with a block",
+			input: "robots_enforce enforce {\n\tstatus 451\n}",
+			want:  Handler{Mode: "enforce", Status: 451},
+		},
+		{
+			name:  "mode as subdirective",
+			input: "robots_enforce {\n\tmode log\n}",
+			want:  Handler{Mode: "log"},
+		},
+		{
+			name:  "subdirective mode overrides the argument",
+			input: "robots_enforce log {\n\tmode enforce\n}",
+			want:  Handler{Mode: "enforce"},
+		},
+		{
+			name:  "source upstream",
+			input: "robots_enforce {\n\tsource upstream\n}",
+			want:  Handler{Source: &Source{Kind: "upstream"}},
+		},
+		{
+			name:  "source file",
+			input: "robots_enforce {\n\tsource file /srv/robots.txt\n}",
+			want:  Handler{Source: &Source{Kind: "file", Path: "/srv/robots.txt"}},
+		},
+		{
+			name:  "source url",
+			input: "robots_enforce {\n\tsource url https://cdn.example.com/robots.txt\n}",
+			want:  Handler{Source: &Source{Kind: "url", URL: "https://cdn.example.com/robots.txt"}},
+		},
+		{
+			name:  "source inline quoted, newline added",
+			input: "robots_enforce {\n\tsource inline \"User-agent: *\nDisallow: /private/\"\n}",
+			want:  Handler{Source: &Source{Kind: "inline", Text: "User-agent: *\nDisallow: /private/\n"}},
+		},
+		{
+			name:  "source inline quoted, newline kept",
+			input: "robots_enforce {\n\tsource inline \"User-agent: *\nDisallow: /\n\"\n}",
+			want:  Handler{Source: &Source{Kind: "inline", Text: "User-agent: *\nDisallow: /\n"}},
+		},
+		{
+			name: "source inline heredoc",
+			input: `robots_enforce {
+	source inline <<EOF
+		User-agent: GPTBot
+		Disallow: /
+
+		User-agent: *
+		Allow: /
+		EOF
+}`,
+			want: Handler{Source: &Source{Kind: "inline", Text: "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"}},
+		},
+		{
+			name:  "the last source wins",
+			input: "robots_enforce {\n\tsource file /a\n\tsource upstream\n}",
+			want:  Handler{Source: &Source{Kind: "upstream"}},
+		},
+		{
+			name:  "status",
+			input: "robots_enforce {\n\tstatus 429\n}",
+			want:  Handler{Status: 429},
+		},
+		{
+			name:  "body",
+			input: "robots_enforce {\n\tbody \"Crawling this path is disallowed by robots.txt\"\n}",
+			want:  Handler{Body: "Crawling this path is disallowed by robots.txt"},
+		},
+		{
+			name:  "wildcard",
+			input: "robots_enforce {\n\twildcard all\n}",
+			want:  Handler{Wildcard: "all"},
+		},
+		{
+			name:  "unreachable",
+			input: "robots_enforce {\n\tunreachable allow\n}",
+			want:  Handler{Unreachable: "allow"},
+		},
+		{
+			name:  "refresh",
+			input: "robots_enforce {\n\trefresh 6h\n}",
+			want:  Handler{Refresh: caddy.Duration(6 * time.Hour)},
+		},
+		{
+			name:  "refresh in days",
+			input: "robots_enforce {\n\trefresh 1d\n}",
+			want:  Handler{Refresh: caddy.Duration(24 * time.Hour)},
+		},
+		{
+			name:  "max_size KiB",
+			input: "robots_enforce {\n\tmax_size 500KiB\n}",
+			want:  Handler{MaxSize: 500 << 10},
+		},
+		{
+			name:  "max_size MiB",
+			input: "robots_enforce {\n\tmax_size 1MiB\n}",
+			want:  Handler{MaxSize: 1 << 20},
+		},
+		{
+			name:  "max_size octets",
+			input: "robots_enforce {\n\tmax_size 512000\n}",
+			want:  Handler{MaxSize: 512000},
+		},
+		{
+			name:  "fetch_timeout",
+			input: "robots_enforce {\n\tfetch_timeout 2.5s\n}",
+			want:  Handler{FetchTimeout: caddy.Duration(2500 * time.Millisecond)},
+		},
+		{
+			name:  "max_hosts",
+			input: "robots_enforce {\n\tmax_hosts 64\n}",
+			want:  Handler{MaxHosts: 64},
+		},
+		{
+			name:  "allow_agents, one line",
+			input: "robots_enforce {\n\tallow_agents UptimeRobot my-monitor\n}",
+			want:  Handler{AllowAgents: []string{"UptimeRobot", "my-monitor"}},
+		},
+		{
+			name:  "allow_agents, repeated",
+			input: "robots_enforce {\n\tallow_agents UptimeRobot\n\tallow_agents my-monitor other_check\n}",
+			want:  Handler{AllowAgents: []string{"UptimeRobot", "my-monitor", "other_check"}},
+		},
+		{
+			name:  "log_allowed",
+			input: "robots_enforce {\n\tlog_allowed\n}",
+			want:  Handler{LogAllowed: true},
+		},
+		{
+			name: "every option",
+			input: `robots_enforce log {
+	source url http://robots.internal/robots.txt
+	status 451
+	body "Disallowed by robots.txt"
+	wildcard none
+	unreachable allow
+	refresh 12h
+	max_size 1MiB
+	fetch_timeout 3s
+	max_hosts 200
+	allow_agents Pingdom
+	log_allowed
+}`,
+			want: Handler{
+				Mode:         "log",
+				Source:       &Source{Kind: "url", URL: "http://robots.internal/robots.txt"},
+				Status:       451,
+				Body:         "Disallowed by robots.txt",
+				Wildcard:     "none",
+				Unreachable:  "allow",
+				Refresh:      caddy.Duration(12 * time.Hour),
+				MaxSize:      1 << 20,
+				FetchTimeout: caddy.Duration(3 * time.Second),
+				MaxHosts:     200,
+				AllowAgents:  []string{"Pingdom"},
+				LogAllowed:   true,
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Handler
+			if err := got.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input)); err != nil {
+				t.Fatalf("UnmarshalCaddyfile(%q) = %v, want no error", tt.input, err)
+			}
+			for _, d := range unitHandlerDiff(&got, &tt.want) {
+				t.Errorf("UnmarshalCaddyfile(%q): %s", tt.input, d)
+			}
+		})
+	}
+}
+
+func TestUnmarshalCaddyfileErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		input string
+		want  string // a substring of the error
+	}{
+		{"extra argument", `robots_enforce log extra`, "wrong argument count or unexpected line ending after 'extra', at Testfile:1"},
+		{"missing mode", "robots_enforce {\n\tmode\n}", "wrong argument count or unexpected line ending after 'mode', at Testfile:2"},
+		{"extra mode", "robots_enforce {\n\tmode log enforce\n}", "wrong argument count or unexpected line ending after 'enforce', at Testfile:2"},
+		{"missing status", "robots_enforce {\n\tstatus\n}", "wrong argument count or unexpected line ending after 'status'"},
+		{"extra status", "robots_enforce {\n\tstatus 403 404\n}", "wrong argument count or unexpected line ending after '404'"},
+		{"missing body", "robots_enforce {\n\tbody\n}", "wrong argument count or unexpected line ending after 'body'"},
+		{"unquoted body", "robots_enforce {\n\tbody go away\n}", "wrong argument count or unexpected line ending after 'away'"},
+		{"missing wildcard", "robots_enforce {\n\twildcard\n}", "wrong argument count or unexpected line ending after 'wildcard'"},
+		{"missing unreachable", "robots_enforce {\n\tunreachable\n}", "wrong argument count or unexpected line ending after 'unreachable'"},
+		{"missing refresh", "robots_enforce {\n\trefresh\n}", "wrong argument count or unexpected line ending after 'refresh'"},
+		{"missing max_size", "robots_enforce {\n\tmax_size\n}", "wrong argument count or unexpected line ending after 'max_size'"},
+		{"missing fetch_timeout", "robots_enforce {\n\tfetch_timeout\n}", "wrong argument count or unexpected line ending after 'fetch_timeout'"},
+		{"missing max_hosts", "robots_enforce {\n\tmax_hosts\n}", "wrong argument count or unexpected line ending after 'max_hosts'"},
+		{"missing allow_agents", "robots_enforce {\n\tallow_agents\n}", "wrong argument count or unexpected line ending after 'allow_agents'"},
+		{"log_allowed with an argument", "robots_enforce {\n\tlog_allowed yes\n}", "wrong argument count or unexpected line ending after 'yes'"},
+		{"missing source", "robots_enforce {\n\tsource\n}", "wrong argument count or unexpected line ending after 'source'"},
+		{"unrecognized subdirective", "robots_enforce {\n\tstatus 403\n\tdeny_status 404\n}", `unrecognized subdirective "deny_status", at Testfile:3`},
+		{"bad status", "robots_enforce {\n\tstatus forbidden\n}", `status "forbidden": not a number, at Testfile:2`},
+		{"bad refresh", "robots_enforce {\n\trefresh soon\n}", `refresh "soon": `},
+		{"bad fetch_timeout", "robots_enforce {\n\tfetch_timeout 10\n}", `fetch_timeout "10": `},
+		{"bad max_size", "robots_enforce {\n\tmax_size large\n}", `max_size "large": not a size such as 500KiB or 1MiB`},
+		{"negative max_size", "robots_enforce {\n\tmax_size -1MiB\n}", `max_size "-1MiB": not a size such as 500KiB or 1MiB`},
+		{"max_size past 2 GiB", "robots_enforce {\n\tmax_size 3GiB\n}", `max_size "3GiB": not a size such as 500KiB or 1MiB`},
+		{"bad max_hosts", "robots_enforce {\n\tmax_hosts lots\n}", `max_hosts "lots": not a number`},
+		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream: wrong number of arguments"},
+		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: wrong number of arguments"},
+		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file: wrong number of arguments"},
+		{"source url without a URL", "robots_enforce {\n\tsource url\n}", "source url: wrong number of arguments"},
+		{"source inline without text", "robots_enforce {\n\tsource inline\n}", "source inline: wrong number of arguments"},
+		{"source inline unquoted", "robots_enforce {\n\tsource inline User-agent: *\n}", "source inline: wrong number of arguments"},
+		{"unknown source kind", "robots_enforce {\n\tsource ftp ftp://example.com/robots.txt\n}", `source "ftp": want upstream, file, url or inline, at Testfile:2`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var h Handler
+			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if err == nil {
+				t.Fatalf("UnmarshalCaddyfile(%q) = nil, want an error containing %q", tt.input, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("UnmarshalCaddyfile(%q) = %q, want it to contain %q", tt.input, err, tt.want)
+			}
+		})
+	}
+}
+
+// unitValidHandler is a configuration as Provision leaves it: Validate
+// runs after defaults are set.
+func unitValidHandler() Handler {
+	return Handler{Mode: "enforce", Status: 403}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(h *Handler)
+		want   string // a substring of the error; "" for none
+	}{
+		{"defaults", func(h *Handler) {}, ""},
+		{"log mode", func(h *Handler) { h.Mode = "log" }, ""},
+		{"every option", func(h *Handler) {
+			h.Mode, h.Status, h.Body = "log", 451, "no"
+			h.Wildcard, h.Unreachable = "all", "allow"
+			h.Refresh, h.FetchTimeout = caddy.Duration(24*time.Hour), caddy.Duration(time.Second)
+			h.MaxSize, h.MaxHosts = 500<<10, 1
+			h.AllowAgents = []string{"UptimeRobot", "my-monitor", "other_check"}
+			h.LogAllowed = true
+		}, ""},
+		{"status 400", func(h *Handler) { h.Status = 400 }, ""},
+		{"status 599", func(h *Handler) { h.Status = 599 }, ""},
+		{"unreachable deny", func(h *Handler) { h.Unreachable = "deny" }, ""},
+		{"source upstream", func(h *Handler) { h.Source = &Source{Kind: "upstream"} }, ""},
+		{"source of no kind", func(h *Handler) { h.Source = &Source{} }, ""},
+		{"source file", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "robots.txt"} }, ""},
+		{"source url https", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https://example.com/robots.txt"} }, ""},
+		{"source url http", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "http://127.0.0.1:8080/robots.txt"} }, ""},
+		{"source inline", func(h *Handler) { h.Source = &Source{Kind: "inline", Text: "User-agent: *\n"} }, ""},
+
+		{"no mode", func(h *Handler) { h.Mode = "" }, `mode "": want enforce or log`},
+		{"bad mode", func(h *Handler) { h.Mode = "block" }, `mode "block": want enforce or log`},
+		{"no status", func(h *Handler) { h.Status = 0 }, "status 0: want an error status, 400 to 599"},
+		{"status 399", func(h *Handler) { h.Status = 399 }, "status 399: want an error status, 400 to 599"},
+		{"status 200", func(h *Handler) { h.Status = 200 }, "status 200: want an error status"},
+		{"status 600", func(h *Handler) { h.Status = 600 }, "status 600: want an error status, 400 to 599"},
+		{"bad unreachable", func(h *Handler) { h.Unreachable = "keep" }, `unreachable "keep": want deny or allow`},
+		{"refresh over a day", func(h *Handler) { h.Refresh = caddy.Duration(25 * time.Hour) }, "refresh 25h0m0s: want at most 24h0m0s"},
+		{"negative refresh", func(h *Handler) { h.Refresh = caddy.Duration(-time.Second) }, "refresh -1s: want at most 24h0m0s"},
+		{"max_size under 500 KiB", func(h *Handler) { h.MaxSize = 500<<10 - 1 }, "max_size 511999: want at least 512000 octets"},
+		{"negative max_size", func(h *Handler) { h.MaxSize = -1 }, "max_size -1: want at least 512000 octets"},
+		{"negative fetch_timeout", func(h *Handler) { h.FetchTimeout = caddy.Duration(-time.Second) }, "fetch_timeout and max_hosts must not be negative"},
+		{"negative max_hosts", func(h *Handler) { h.MaxHosts = -1 }, "fetch_timeout and max_hosts must not be negative"},
+		{"empty allow_agents token", func(h *Handler) { h.AllowAgents = []string{""} }, `allow_agents "": a product token is letters`},
+		{"allow_agents with a version", func(h *Handler) { h.AllowAgents = []string{"Pingdom/1.0"} }, `allow_agents "Pingdom/1.0": a product token is letters`},
+		{"allow_agents with a space", func(h *Handler) { h.AllowAgents = []string{"ok", "my monitor"} }, `allow_agents "my monitor": a product token is letters`},
+		{"allow_agents with a digit", func(h *Handler) { h.AllowAgents = []string{"bot2"} }, `allow_agents "bot2": a product token is letters`},
+		{"source file without a path", func(h *Handler) { h.Source = &Source{Kind: "file"} }, "source file: no path"},
+		{"source url ftp", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "ftp://example.com/robots.txt"} }, `source url "ftp://example.com/robots.txt": want an http or https URL`},
+		{"source url without a scheme", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "example.com/robots.txt"} }, `source url "example.com/robots.txt": want an http or https URL`},
+		{"source url without a host", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https:///robots.txt"} }, `source url "https:///robots.txt": want an http or https URL`},
+		{"source url empty", func(h *Handler) { h.Source = &Source{Kind: "url"} }, `source url "": want an http or https URL`},
+		{"unknown source kind", func(h *Handler) { h.Source = &Source{Kind: "s3"} }, `source "s3": want upstream, file, url or inline`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := unitValidHandler()
+			tt.change(&h)
+			err := h.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.want != "" && err == nil:
+				t.Errorf("Validate() = nil, want an error containing %q", tt.want)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("Validate() = %q, want it to contain %q", err, tt.want)
+			case err != nil && !strings.HasPrefix(err.Error(), "robots_enforce: "):
+				t.Errorf("Validate() = %q, want it to start with %q", err, "robots_enforce: ")
+			}
+		})
+	}
+}
+
+// TestValidateReportsEveryProblem checks that one Validate call names each
+// invalid option, so a configuration is fixed in one pass.
+func TestValidateReportsEveryProblem(t *testing.T) {
+	h := Handler{Mode: "block", Status: 302, Unreachable: "maybe", MaxHosts: -1, AllowAgents: []string{"a b"},
+		Source: &Source{Kind: "file"}}
+	err := h.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil, want errors")
+	}
+	for _, want := range []string{`mode "block"`, "status 302", `unreachable "maybe"`, "max_hosts", `allow_agents "a b"`, "source file: no path"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %q, want it to mention %q", err, want)
+		}
+	}
+}

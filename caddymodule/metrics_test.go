@@ -1,0 +1,302 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+const (
+	unitDecisionsMetric = "caddy_robots_enforce_decisions_total"
+	unitFetchesMetric   = "caddy_robots_enforce_robots_fetches_total"
+)
+
+// unitSeries gathers the counter series of one metric from reg that have
+// counted something, keyed by their labels written as name=value pairs in
+// label order. (The collectors create the browser series up front, at
+// zero.)
+func unitSeries(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gathering metrics: %v", err)
+	}
+	series := make(map[string]float64)
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			if v := m.GetCounter().GetValue(); v != 0 {
+				series[strings.Join(labels, ",")] = v
+			}
+		}
+	}
+	return series
+}
+
+func unitDecisionLabels(agent, mode, verdict string) string {
+	return "agent=" + agent + ",mode=" + mode + ",verdict=" + verdict
+}
+
+func unitNewMetrics(t *testing.T, reg *prometheus.Registry) *metrics {
+	t.Helper()
+	m, err := newMetrics(reg)
+	if err != nil {
+		t.Fatalf("newMetrics: %v", err)
+	}
+	return m
+}
+
+// TestMetricsAcrossReloads provisions the collectors twice on one registry,
+// as a config reload does: the second set counts into the first's series.
+func TestMetricsAcrossReloads(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	first := unitNewMetrics(t, reg)
+	second := unitNewMetrics(t, reg)
+	if first.decisions != second.decisions || first.fetches != second.fetches {
+		t.Error("second newMetrics on one registry made new collectors, want the registered ones")
+	}
+
+	browser := enforce.Decision{Allowed: true, Reason: enforce.ReasonNotAutomated}
+	named := enforce.Decision{Allowed: false, Reason: enforce.ReasonNamedGroup, Token: "GPTBot"}
+	wildcard := enforce.Decision{Allowed: false, Reason: enforce.ReasonWildcardGroup, Token: "curl"}
+	for _, m := range []*metrics{first, second, second} {
+		m.count(&browser, "enforce")
+		m.count(&named, "enforce")
+		m.count(&wildcard, "log")
+		m.countFetch(http.StatusOK, nil)
+	}
+
+	want := map[string]float64{
+		unitDecisionLabels("_other", "enforce", "allow"): 3,
+		unitDecisionLabels("gptbot", "enforce", "deny"):  3,
+		unitDecisionLabels("_other", "log", "deny"):      3,
+	}
+	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), want)
+	unitCompareSeries(t, unitSeries(t, reg, unitFetchesMetric), map[string]float64{"outcome=2xx": 3})
+}
+
+func unitCompareSeries(t *testing.T, got, want map[string]float64) {
+	t.Helper()
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("series {%s} = %v, want %v", k, got[k], w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("unexpected series {%s} = %v", k, g)
+		}
+	}
+}
+
+// TestMetricsWithoutRegistry checks that the collectors work when Caddy
+// gives no registry.
+func TestMetricsWithoutRegistry(t *testing.T) {
+	m := unitNewMetrics(t, nil)
+	m.count(&enforce.Decision{Allowed: true, Reason: enforce.ReasonNotAutomated}, "log")
+	m.count(&enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: "CCBot"}, "log")
+	m.countFetch(404, nil)
+}
+
+// TestMetricsRegistrationConflict checks that a different collector under
+// the same name is reported, not silently shared.
+func TestMetricsRegistrationConflict(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy", Subsystem: "robots_enforce", Name: "decisions_total", Help: "something else",
+	}, []string{"host"}))
+	if _, err := newMetrics(reg); err == nil {
+		t.Error("newMetrics with a conflicting collector registered = nil error, want one")
+	}
+}
+
+// TestMetricsAgentLabel checks the agent label of each kind of decision:
+// the lower-cased token for a named group's, "_other" for every other.
+func TestMetricsAgentLabel(t *testing.T) {
+	reasons := []enforce.Reason{
+		enforce.ReasonNamedGroup, enforce.ReasonWildcardGroup, enforce.ReasonNoGroup,
+		enforce.ReasonNotAutomated, enforce.ReasonRobotsTxt, enforce.ReasonUnreachable,
+		enforce.ReasonUnavailable, enforce.ReasonAllowListed, enforce.ReasonNoPath,
+	}
+	for _, reason := range reasons {
+		for _, allowed := range []bool{true, false} {
+			for _, mode := range []string{"enforce", "log"} {
+				dec := enforce.Decision{Allowed: allowed, Reason: reason, Token: "GPTBot"}
+				reg := prometheus.NewRegistry()
+				unitNewMetrics(t, reg).count(&dec, mode)
+				agent := "_other"
+				if reason == enforce.ReasonNamedGroup {
+					agent = "gptbot"
+				}
+				verdict := "deny"
+				if allowed {
+					verdict = "allow"
+				}
+				got := unitSeries(t, reg, unitDecisionsMetric)
+				if key := unitDecisionLabels(agent, mode, verdict); got[key] != 1 || len(got) != 1 {
+					t.Errorf("count(%s, allowed %v, mode %s): series %v, want only {%s} = 1", reason, allowed, mode, got, key)
+				}
+			}
+		}
+	}
+}
+
+// TestMetricsAgentLabelFromDecider counts real decisions: the label never
+// holds the User-Agent header, only a token the robots.txt names, lower-cased
+// however the client spells it, or "_other".
+func TestMetricsAgentLabelFromDecider(t *testing.T) {
+	src, err := enforce.NewInlineSource(enforce.InlineConfig{
+		Body: "User-agent: GPTBot\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := src.Snapshot(context.Background(), "inline")
+	decider := enforce.NewDecider(enforce.Policy{}, nil)
+	const (
+		gptbot  = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+		google  = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+		crawler = "SomeCrawler/1.0 (+https://crawler.example/about)"
+		chrome  = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+	)
+	for _, tt := range []struct {
+		ua, target string
+		want       string // the one series counted
+	}{
+		{gptbot, "/", unitDecisionLabels("gptbot", "enforce", "deny")},
+		{"gPtBoT/2.0", "/blog/", unitDecisionLabels("gptbot", "enforce", "deny")},
+		{google, "/private/report.html", unitDecisionLabels("googlebot", "enforce", "allow")},
+		{crawler, "/private/report.html", unitDecisionLabels("_other", "enforce", "deny")},
+		{crawler, "/", unitDecisionLabels("_other", "enforce", "allow")},
+		{chrome, "/private/report.html", unitDecisionLabels("_other", "enforce", "allow")},
+		{"", "/private/report.html", unitDecisionLabels("_other", "enforce", "deny")},
+		{gptbot, "/robots.txt", unitDecisionLabels("_other", "enforce", "allow")},
+	} {
+		reg := prometheus.NewRegistry()
+		dec := decider.Decide(snap, enforce.Request{Target: tt.target, UserAgent: tt.ua, Now: time.Now()}, &enforce.Readings{})
+		unitNewMetrics(t, reg).count(&dec, "enforce")
+		got := unitSeries(t, reg, unitDecisionsMetric)
+		if got[tt.want] != 1 || len(got) != 1 {
+			t.Errorf("decision %s on %s for %q: series %v, want only {%s} = 1", dec.Reason, tt.target, tt.ua, got, tt.want)
+		}
+	}
+}
+
+// unitSpelling returns the i-th case spelling of token.
+func unitSpelling(token string, i int) string {
+	b := []byte(strings.ToLower(token))
+	for j := range b {
+		if i>>j&1 == 1 {
+			b[j] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// TestMetricsNamedCacheBound feeds more spellings of one named token than
+// the cache of named series holds: the cache stays bounded, every decision
+// is still counted, and all spellings share one series.
+func TestMetricsNamedCacheBound(t *testing.T) {
+	const token = "examplecrawler" // 14 letters: 16384 spellings
+	n := maxNamedSeries + 500
+	reg := prometheus.NewRegistry()
+	m := unitNewMetrics(t, reg)
+	for i := range n {
+		dec := enforce.Decision{Allowed: i%2 == 0, Reason: enforce.ReasonNamedGroup, Token: unitSpelling(token, i)}
+		m.count(&dec, "log")
+		m.count(&dec, "log") // the second time, from the cache when cached
+	}
+	cached := 0
+	m.named.Range(func(k, _ any) bool {
+		cached++
+		if !strings.EqualFold(k.(namedKey).token, token) {
+			t.Errorf("cached key %+v, want a spelling of %q", k, token)
+		}
+		return true
+	})
+	if cached > maxNamedSeries {
+		t.Errorf("%d named series cached after %d spellings, want at most %d", cached, n, maxNamedSeries)
+	}
+	if cached == 0 {
+		t.Error("no named series cached")
+	}
+	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), map[string]float64{
+		unitDecisionLabels(token, "log", "allow"): float64(n),
+		unitDecisionLabels(token, "log", "deny"):  float64(n),
+	})
+}
+
+// TestMetricsConcurrent counts named decisions from several goroutines, as
+// concurrent requests do: none is lost, and the cache stays bounded.
+func TestMetricsConcurrent(t *testing.T) {
+	const goroutines, each = 8, 400
+	reg := prometheus.NewRegistry()
+	m := unitNewMetrics(t, reg)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				dec := enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: unitSpelling("examplecrawler", g*each+i)}
+				m.count(&dec, "enforce")
+			}
+		})
+	}
+	wg.Wait()
+	cached := 0
+	m.named.Range(func(_, _ any) bool { cached++; return true })
+	if cached > maxNamedSeries {
+		t.Errorf("%d named series cached, want at most %d", cached, maxNamedSeries)
+	}
+	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), map[string]float64{
+		unitDecisionLabels("examplecrawler", "enforce", "deny"): goroutines * each,
+	})
+}
+
+// TestCountingFetcher checks the outcome label of each kind of response,
+// and that the wrapped fetcher's answer passes unchanged.
+func TestCountingFetcher(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := unitNewMetrics(t, reg)
+	errNetwork := errors.New("connection refused")
+	statuses := []int{200, 204, 301, 308, 404, 410, 429, 500, 503, -1}
+	for _, status := range statuses {
+		f := countingFetcher{enforce.FetcherFunc(func(ctx context.Context, url string, limit int) (enforce.Response, error) {
+			if status < 0 {
+				return enforce.Response{}, fmt.Errorf("fetching %s: %w", url, errNetwork)
+			}
+			return enforce.Response{StatusCode: status, Body: []byte("body")}, nil
+		}), m}
+		resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 10)
+		if status < 0 {
+			if !errors.Is(err, errNetwork) {
+				t.Errorf("Fetch error = %v, want the wrapped fetcher's", err)
+			}
+			continue
+		}
+		if err != nil || resp.StatusCode != status || string(resp.Body) != "body" {
+			t.Errorf("Fetch = %+v, %v; want status %d, the wrapped fetcher's body and no error", resp, err, status)
+		}
+	}
+	unitCompareSeries(t, unitSeries(t, reg, unitFetchesMetric), map[string]float64{
+		"outcome=2xx":   2,
+		"outcome=3xx":   2,
+		"outcome=4xx":   3,
+		"outcome=5xx":   2,
+		"outcome=error": 1,
+	})
+}

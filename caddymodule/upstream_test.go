@@ -1,0 +1,473 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+func TestCapturingWriterBody(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		limit         int
+		writes        []string
+		wantBody      string
+		wantTruncated bool
+	}{
+		{"empty", 10, nil, "", false},
+		{"under the limit", 10, []string{"User-agent"}, "User-agent", false},
+		{"exactly the limit in pieces", 10, []string{"User-", "agent"}, "User-agent", false},
+		{"one write past the limit", 10, []string{"User-agent: *"}, "User-agent", true},
+		{"a later write past the limit", 10, []string{"User", "-agent: *"}, "User-agent", true},
+		{"writes after the limit", 4, []string{"User", "-agent", ": *"}, "User", true},
+		{"empty write at the limit", 4, []string{"User", ""}, "User", false},
+		{"zero limit", 0, []string{"x"}, "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &capturingWriter{header: make(http.Header), limit: tt.limit}
+			for _, s := range tt.writes {
+				n, err := w.Write([]byte(s))
+				if n != len(s) || err != nil {
+					t.Errorf("Write(%q) = %d, %v; want %d, nil (the whole write reported)", s, n, err, len(s))
+				}
+			}
+			if string(w.body) != tt.wantBody || w.truncated != tt.wantTruncated {
+				t.Errorf("after writes %q with limit %d: body %q, truncated %v; want %q, %v",
+					tt.writes, tt.limit, w.body, w.truncated, tt.wantBody, tt.wantTruncated)
+			}
+		})
+	}
+}
+
+func TestCapturingWriterStatus(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		do     func(w *capturingWriter)
+		status int
+	}{
+		{"nothing written", func(w *capturingWriter) {}, 0}, // Fetch reads 0 as 200
+		{"body only", func(w *capturingWriter) { w.Write([]byte("x")) }, http.StatusOK},
+		{"status only", func(w *capturingWriter) { w.WriteHeader(http.StatusNotFound) }, http.StatusNotFound},
+		{"first status wins", func(w *capturingWriter) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.WriteHeader(http.StatusOK)
+		}, http.StatusServiceUnavailable},
+		{"status after body ignored", func(w *capturingWriter) {
+			w.Write([]byte("x"))
+			w.WriteHeader(http.StatusInternalServerError)
+		}, http.StatusOK},
+		{"flush changes nothing", func(w *capturingWriter) {
+			w.Flush()
+			w.WriteHeader(http.StatusGone)
+		}, http.StatusGone},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &capturingWriter{header: make(http.Header), limit: 10}
+			tt.do(w)
+			if w.status != tt.status {
+				t.Errorf("status = %d, want %d", w.status, tt.status)
+			}
+		})
+	}
+}
+
+// TestCapturingWriterInformational checks that a 1xx status, which
+// reverse_proxy forwards with WriteHeader before the final one (103 Early
+// Hints), is not taken for the response's status.
+func TestCapturingWriterInformational(t *testing.T) {
+	w := &capturingWriter{header: make(http.Header), limit: 10}
+	w.WriteHeader(http.StatusEarlyHints)
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte("x"))
+	if w.status != http.StatusOK {
+		t.Errorf("status after 103 then 200 = %d, want 200", w.status)
+	}
+}
+
+// unitExternal is a fake network fetcher: it records the URLs it is asked
+// for and answers each with a robots.txt.
+type unitExternal struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+func (e *unitExternal) Fetch(ctx context.Context, url string, limit int) (enforce.Response, error) {
+	e.mu.Lock()
+	e.urls = append(e.urls, url)
+	e.mu.Unlock()
+	return enforce.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: []byte("User-agent: *\nDisallow: /external/\n")}, nil
+}
+
+func (e *unitExternal) fetched() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.urls...)
+}
+
+// unitUpstream returns an upstreamFetcher whose route is next, remembered
+// from a client request as ServeHTTP does, and its fake network fetcher.
+func unitUpstream(t *testing.T, maxVars int64, next caddyhttp.Handler) (*upstreamFetcher, *unitExternal, *caddyhttp.Server) {
+	t.Helper()
+	ext := &unitExternal{}
+	f := &upstreamFetcher{external: ext, maxVars: maxVars}
+	srv := &caddyhttp.Server{}
+	r := httptest.NewRequest(http.MethodGet, "https://example.com/page", nil)
+	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
+	f.remember(r, next)
+	return f, ext, srv
+}
+
+// unitClientRequest is a client's request for host as the handlers before
+// robots_enforce leave it: with variables, among them root.
+func unitClientRequest(host string, vars map[string]any) *http.Request {
+	r := httptest.NewRequest(http.MethodGet, "https://"+host+"/page", nil)
+	all := map[string]any{caddyhttp.ClientIPVarKey: "203.0.113.7", caddyhttp.TrustedProxyVarKey: true}
+	for k, v := range vars {
+		all[k] = v
+	}
+	return r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, all))
+}
+
+// TestUpstreamFetchRequest checks the internal request the rest of the
+// route receives.
+func TestUpstreamFetchRequest(t *testing.T) {
+	var checked bool
+	var srv *caddyhttp.Server
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		checked = true
+		for _, c := range []struct{ what, got, want string }{
+			{"method", r.Method, http.MethodGet},
+			{"Host", r.Host, "example.com"},
+			{"RequestURI", r.RequestURI, "/robots.txt"},
+			{"URL.Path", r.URL.Path, "/robots.txt"},
+			{"User-Agent", r.Header.Get("User-Agent"), internalUserAgent},
+			{"RemoteAddr", r.RemoteAddr, "127.0.0.1:0"},
+		} {
+			if c.got != c.want {
+				t.Errorf("internal request %s = %q, want %q", c.what, c.got, c.want)
+			}
+		}
+		if r.Context().Value(internalKey{}) != true {
+			t.Error("internal request not marked internal in its context")
+		}
+		repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+		if !ok {
+			t.Fatal("internal request has no Replacer")
+		}
+		if got := repl.ReplaceAll("{http.request.host}{http.request.uri}", ""); got != "example.com/robots.txt" {
+			t.Errorf("placeholders of the internal request = %q, want %q", got, "example.com/robots.txt")
+		}
+		if got := r.Context().Value(caddyhttp.ServerCtxKey); got != srv {
+			t.Errorf("internal request server = %v, want the client request's", got)
+		}
+		vars, ok := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
+		if !ok {
+			t.Fatal("internal request has no vars")
+		}
+		if vars["root"] != "/srv/example.com" || vars["site"] != "demo" {
+			t.Errorf("internal request vars %v, want root /srv/example.com and site demo", vars)
+		}
+		if vars[caddyhttp.ClientIPVarKey] == "203.0.113.7" {
+			t.Errorf("internal request vars %v: the client's IP was copied", vars)
+		}
+		if _, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); !ok {
+			t.Error("internal request has no original request")
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+		return nil
+	})
+	f, ext, s := unitUpstream(t, 8, next)
+	srv = s
+	f.rememberVars("example.com", unitClientRequest("example.com", map[string]any{"root": "/srv/example.com", "site": "demo"}))
+
+	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 1000)
+	if err != nil {
+		t.Fatalf("Fetch = %v", err)
+	}
+	if !checked {
+		t.Fatal("the next handler was not called")
+	}
+	if resp.StatusCode != http.StatusOK || string(resp.Body) != "User-agent: *\nDisallow: /private/\n" || resp.Truncated ||
+		resp.Header.Get("Content-Type") != "text/plain" {
+		t.Errorf("Fetch = %+v, want the handler's 200 text/plain answer", resp)
+	}
+	if got := ext.fetched(); len(got) != 0 {
+		t.Errorf("network fetches %q, want none", got)
+	}
+}
+
+// unitWrites is a next handler that answers with status, unless 0, and body.
+func unitWrites(status int, body string) caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		if status != 0 {
+			w.WriteHeader(status)
+		}
+		if body != "" {
+			_, err := w.Write([]byte(body))
+			return err
+		}
+		return nil
+	})
+}
+
+// unitFails is a next handler that returns err.
+func unitFails(err error) caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return err })
+}
+
+// TestUpstreamFetchResponse checks how the next handler's answer becomes
+// the Response.
+func TestUpstreamFetchResponse(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		next          caddyhttp.Handler
+		limit         int
+		wantStatus    int
+		wantBody      string
+		wantTruncated bool
+	}{
+		{"body only", unitWrites(0, "ok"), 10, http.StatusOK, "ok", false},
+		{"nothing written", unitWrites(0, ""), 10, http.StatusOK, "", false},
+		{"body past the limit", unitWrites(0, "0123456789"), 4, http.StatusOK, "0123", true},
+		{"status written", unitWrites(http.StatusServiceUnavailable, ""), 10, http.StatusServiceUnavailable, "", false},
+		{"status and body", unitWrites(http.StatusNotFound, "gone"), 10, http.StatusNotFound, "gone", false},
+		{"handler error with a status, as file_server's 404",
+			unitFails(caddyhttp.Error(http.StatusNotFound, errors.New("no such file"))), 10, http.StatusNotFound, "", false},
+		{"handler error with a status, as reverse_proxy's 502",
+			unitFails(caddyhttp.Error(http.StatusBadGateway, errors.New("dial tcp: connection refused"))), 10, http.StatusBadGateway, "", false},
+		{"plain handler error", unitFails(errors.New("boom")), 10, http.StatusInternalServerError, "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := unitUpstream(t, 8, tt.next)
+			resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", tt.limit)
+			if err != nil {
+				t.Fatalf("Fetch = %v, want a response", err)
+			}
+			if resp.StatusCode != tt.wantStatus || string(resp.Body) != tt.wantBody || resp.Truncated != tt.wantTruncated {
+				t.Errorf("Fetch = status %d, body %q, truncated %v; want %d, %q, %v",
+					resp.StatusCode, resp.Body, resp.Truncated, tt.wantStatus, tt.wantBody, tt.wantTruncated)
+			}
+		})
+	}
+}
+
+// TestUpstreamFetchCanceled checks that a handler failing because the fetch
+// was canceled gives no response but the context's error.
+func TestUpstreamFetchCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f, _, _ := unitUpstream(t, 8, unitFails(ctx.Err()))
+	if _, err := f.Fetch(ctx, "https://example.com/robots.txt", 10); !errors.Is(err, context.Canceled) {
+		t.Errorf("Fetch with a canceled context = %v, want %v", err, context.Canceled)
+	}
+}
+
+// TestUpstreamFetchBeforeFirstRequest checks that, with no route known yet,
+// the fetch goes over the network.
+func TestUpstreamFetchBeforeFirstRequest(t *testing.T) {
+	ext := &unitExternal{}
+	f := &upstreamFetcher{external: ext, maxVars: 8}
+	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 100)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("Fetch = %+v, %v; want the network's answer", resp, err)
+	}
+	if got := ext.fetched(); len(got) != 1 || got[0] != "https://example.com/robots.txt" {
+		t.Errorf("network fetches %q, want the robots.txt URL once", got)
+	}
+}
+
+// unitVarsSeen returns a handler that stores the root variable of each
+// request it gets, by host.
+func unitVarsSeen(seen map[string]any) caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		vars := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
+		seen[r.Host] = vars["root"]
+		return nil
+	})
+}
+
+// TestRememberVars checks what is kept of a client request's variables:
+// a copy, per host compared case-insensitively, from the first request.
+func TestRememberVars(t *testing.T) {
+	seen := map[string]any{}
+	f, _, _ := unitUpstream(t, 8, unitVarsSeen(seen))
+
+	first := unitClientRequest("Example.COM", map[string]any{"root": "/srv/a"})
+	f.rememberVars("Example.COM", first)
+	// Later requests for the host, in any case, change nothing.
+	f.rememberVars("example.com", unitClientRequest("example.com", map[string]any{"root": "/srv/b"}))
+	// Nor does a change to the first request's variables.
+	first.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)["root"] = "/srv/c"
+
+	if got := f.varsSize.Load(); got != 1 {
+		t.Errorf("varsSize = %d after one host, want 1", got)
+	}
+	for _, url := range []string{"https://example.com/robots.txt", "https://other.example/robots.txt"} {
+		if _, err := f.Fetch(context.Background(), url, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen["example.com"] != "/srv/a" {
+		t.Errorf("root of the internal request for example.com = %v, want /srv/a, from the first request", seen["example.com"])
+	}
+	if root, ok := seen["other.example"]; !ok || root != nil {
+		t.Errorf("root of the internal request for other.example = %v (called %v), want none", root, ok)
+	}
+
+	saved, _ := f.vars.Load("example.com")
+	for _, k := range []string{caddyhttp.ClientIPVarKey, caddyhttp.TrustedProxyVarKey} {
+		if _, ok := saved.(map[string]any)[k]; ok {
+			t.Errorf("saved vars %v hold %s, want the per-request keys left out", saved, k)
+		}
+	}
+}
+
+// TestRememberVarsBound feeds more hosts than maxVars: no more are kept.
+func TestRememberVarsBound(t *testing.T) {
+	const maxVars = 4
+	f, _, _ := unitUpstream(t, maxVars, unitVarsSeen(map[string]any{}))
+	for i := range 3 * maxVars {
+		host := unitAgentName(i) + ".example"
+		f.rememberVars(host, unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
+		if got := f.varsSize.Load(); got > maxVars {
+			t.Fatalf("varsSize = %d after %d hosts, want at most %d", got, i+1, maxVars)
+		}
+	}
+	n := 0
+	f.vars.Range(func(_, _ any) bool { n++; return true })
+	if n != maxVars {
+		t.Errorf("%d hosts' vars kept, want %d", n, maxVars)
+	}
+}
+
+// TestRememberVarsAfterBound checks that a host first seen after maxVars
+// others still gets its variables: the Store tracks the hosts used most
+// recently, so the vars must follow them, not the first ones ever seen.
+func TestRememberVarsAfterBound(t *testing.T) {
+	const maxVars = 2
+	seen := map[string]any{}
+	f, _, _ := unitUpstream(t, maxVars, unitVarsSeen(seen))
+	for _, host := range []string{"junk1.example", "junk2.example", "example.com"} {
+		f.rememberVars(host, unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
+	}
+	if _, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 10); err != nil {
+		t.Fatal(err)
+	}
+	if seen["example.com"] != "/srv/example.com" {
+		t.Errorf("root of the internal request for example.com = %v, want /srv/example.com", seen["example.com"])
+	}
+}
+
+// unitRedirectingSite is a next handler for example.com whose robots.txt
+// redirects to location; /robots-v2.txt answers with rules. It counts the
+// paths it is asked for.
+type unitRedirectingSite struct {
+	location string
+	mu       sync.Mutex
+	paths    []string
+}
+
+func (s *unitRedirectingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	s.mu.Lock()
+	s.paths = append(s.paths, r.Host+r.RequestURI)
+	s.mu.Unlock()
+	switch r.URL.Path {
+	case "/robots.txt":
+		w.Header().Set("Location", s.location)
+		w.WriteHeader(http.StatusMovedPermanently)
+	case "/robots-v2.txt":
+		w.Write([]byte("User-agent: *\nDisallow: /internal/\n"))
+	default:
+		return caddyhttp.Error(http.StatusNotFound, nil)
+	}
+	return nil
+}
+
+// TestUpstreamFetchRedirects runs the fetcher under an enforce.Store, which
+// follows redirects and tells the fetcher, by enforce.FetchOrigin, where the
+// access started: the only way to give a fetch an origin. A redirect within
+// the site stays on the route; one to another host goes over the network
+// (RFC 9309 §2.3.1.2).
+func TestUpstreamFetchRedirects(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		location     string
+		wantInternal []string // host and URI of the internal requests
+		wantExternal []string // URLs fetched over the network
+		wantFinalURL string
+		wantRule     string // a path the rules disallow
+	}{
+		{
+			name:         "same host",
+			location:     "/robots-v2.txt",
+			wantInternal: []string{"example.com/robots.txt", "example.com/robots-v2.txt"},
+			wantExternal: nil,
+			wantFinalURL: "https://example.com/robots-v2.txt",
+			wantRule:     "/internal/",
+		},
+		{
+			name:         "same host, absolute URL",
+			location:     "https://example.com/robots-v2.txt",
+			wantInternal: []string{"example.com/robots.txt", "example.com/robots-v2.txt"},
+			wantExternal: nil,
+			wantFinalURL: "https://example.com/robots-v2.txt",
+			wantRule:     "/internal/",
+		},
+		{
+			name:         "same host, other case",
+			location:     "https://EXAMPLE.com/robots-v2.txt",
+			wantInternal: []string{"example.com/robots.txt", "EXAMPLE.com/robots-v2.txt"},
+			wantExternal: nil,
+			wantFinalURL: "https://EXAMPLE.com/robots-v2.txt",
+			wantRule:     "/internal/",
+		},
+		{
+			name:         "another host",
+			location:     "https://cdn.example.net/robots.txt",
+			wantInternal: []string{"example.com/robots.txt"},
+			wantExternal: []string{"https://cdn.example.net/robots.txt"},
+			wantFinalURL: "https://cdn.example.net/robots.txt",
+			wantRule:     "/external/",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &unitRedirectingSite{location: tt.location}
+			f, ext, _ := unitUpstream(t, 8, site)
+			store, err := enforce.NewStore(enforce.StoreConfig{Fetcher: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+
+			snap := store.Snapshot(context.Background(), "example.com")
+			if snap.Robots == nil {
+				t.Fatalf("snapshot %+v: no rules", snap)
+			}
+			if snap.FinalURL != tt.wantFinalURL {
+				t.Errorf("FinalURL = %q, want %q", snap.FinalURL, tt.wantFinalURL)
+			}
+			if snap.Robots.Allowed("somebot", tt.wantRule+"x") {
+				t.Errorf("rules allow %sx, want the rules of %s", tt.wantRule, tt.wantFinalURL)
+			}
+			site.mu.Lock()
+			internal := strings.Join(site.paths, " ")
+			site.mu.Unlock()
+			if want := strings.Join(tt.wantInternal, " "); internal != want {
+				t.Errorf("internal requests %q, want %q", internal, want)
+			}
+			if got, want := strings.Join(ext.fetched(), " "), strings.Join(tt.wantExternal, " "); got != want {
+				t.Errorf("network fetches %q, want %q", got, want)
+			}
+		})
+	}
+}
