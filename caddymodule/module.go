@@ -33,7 +33,8 @@ func init() {
 // about an automated client that was denied (and, with log_allowed, allowed).
 // Requests for /robots.txt always pass.
 //
-// The handler sets these placeholders for the rest of the route:
+// The handler sets these placeholders for the rest of the route, to ""
+// where they do not apply:
 //
 //	{http.robots_enforce.verdict}    allow or deny
 //	{http.robots_enforce.reason}     why (named_group, wildcard_group, not_automated, ...)
@@ -101,6 +102,10 @@ type Handler struct {
 	enforce  bool
 	denyBody []byte
 	fixed    string // the host key of a url, file or inline source
+	// transport carries the requests that leave Caddy (url source,
+	// redirects to other hosts); its idle connections close with the
+	// handler.
+	transport *http.Transport
 }
 
 // Source says where robots.txt comes from.
@@ -209,7 +214,8 @@ func (h *Handler) newSource() (enforce.Source, error) {
 	if h.Unreachable == "allow" {
 		cfg.Unreachable = enforce.UnreachableAllow
 	}
-	external := &enforce.HTTPFetcher{Client: &http.Client{}, UserAgent: internalUserAgent}
+	h.transport = http.DefaultTransport.(*http.Transport).Clone()
+	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: h.transport}, UserAgent: internalUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, external
 		h.fixed = urlHost(h.Source.URL)
@@ -293,13 +299,18 @@ func urlHost(u string) string {
 	return rest
 }
 
-// Cleanup stops the source's background fetches. It copes with a
-// provisioning that stopped half way.
+// Cleanup stops the source's background fetches and closes the idle
+// connections they left. It copes with a provisioning that stopped half
+// way.
 func (h *Handler) Cleanup() error {
+	var err error
 	if h.source != nil {
-		return h.source.Close()
+		err = h.source.Close()
 	}
-	return nil
+	if h.transport != nil {
+		h.transport.CloseIdleConnections()
+	}
+	return err
 }
 
 // Interface guards

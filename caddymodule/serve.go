@@ -51,8 +51,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		orig = *r
 	}
 	ua := r.Header.Get("User-Agent")
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if orig.URL.Path == "/robots.txt" {
 		h.fetchers.note(r.Host, ua, time.Now())
+		if repl != nil {
+			h.setPlaceholders(repl, &enforce.Decision{Allowed: true, Reason: enforce.ReasonRobotsTxt})
+		}
 		return next.ServeHTTP(w, r)
 	}
 
@@ -65,7 +69,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	var rd enforce.Readings
 	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua, Now: time.Now()}, &rd)
 
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if repl != nil {
 		h.setPlaceholders(repl, &dec)
 	}
@@ -88,17 +91,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", dec.Path, dec.Token, dec.Reason))
 }
 
+// setPlaceholders sets every placeholder, those that do not apply to dec
+// to "": Caddy leaves a placeholder that was never set as it is written,
+// which would put "{http.robots_enforce.rule}" in a header or a body.
 func (h *Handler) setPlaceholders(repl *caddy.Replacer, dec *enforce.Decision) {
 	repl.Set(phVerdict, boxedVerdict[b2i(dec.Allowed)])
 	repl.Set(phReason, boxedReason[dec.Reason])
-	if botClass(dec) == classNotAutomated {
-		return // a browser: no agent, no rule
+	var agent, rule string
+	var line any = ""
+	if botClass(dec) != classNotAutomated { // a browser has no agent, no rule
+		agent = dec.Token
+		if dec.Verdict.Rule.Line > 0 {
+			rule, line = dec.Verdict.Rule.Pattern, dec.Verdict.Rule.Line
+		}
 	}
-	repl.Set(phAgent, dec.Token)
-	if dec.Verdict.Rule.Line > 0 {
-		repl.Set(phRule, dec.Verdict.Rule.Pattern)
-		repl.Set(phRuleLine, dec.Verdict.Rule.Line)
-	}
+	repl.Set(phAgent, agent)
+	repl.Set(phRule, rule)
+	repl.Set(phRuleLine, line)
 }
 
 func b2i(b bool) int {

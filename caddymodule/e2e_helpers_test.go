@@ -1,0 +1,456 @@
+package caddymodule
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+
+	// The handlers the test configurations put around robots_enforce.
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+)
+
+// The end-to-end tests run a real Caddy in this process, loaded with
+// caddy.Load from a Caddyfile adapted like the caddy command adapts one, on
+// loopback ports picked for the test, in front of httptest servers or
+// files. Caddy's configuration is process-wide: these tests never run in
+// parallel. Every request, dial and wait is bounded by e2eTimeout.
+
+// e2eTimeout bounds each request a test sends and each wait for a log line.
+const e2eTimeout = 5 * time.Second
+
+// User-Agent headers as the clients send them.
+const (
+	// e2eGPTBot names GPTBot in a comment, as OpenAI's crawler does.
+	e2eGPTBot   = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	e2eBrowser  = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+	e2eCurl     = "curl/8.5.0"
+	e2eInternal = internalUserAgent
+)
+
+// e2eGlobal is the global options block of every test configuration: no
+// admin endpoint, nothing saved outside the test's directory, and logs as
+// JSON lines in files the test reads. <DIR> is the test's directory.
+const e2eGlobal = `{
+	admin off
+	persist_config off
+	auto_https off
+	storage file_system <DIR>/storage
+	grace_period 3s
+	log default {
+		output file <DIR>/caddy.log
+		format json
+	}
+	log robots {
+		output file <DIR>/robots.log
+		format json
+		include http.handlers.robots_enforce
+	}
+}
+`
+
+// e2eCaddy is a running Caddy and the client that talks to it.
+type e2eCaddy struct {
+	t      testing.TB
+	dir    string
+	ports  []int
+	client *http.Client
+	vars   *strings.Replacer
+}
+
+// e2eStart loads sites, the site blocks of a Caddyfile, with e2eGlobal
+// before them, and stops Caddy when the test ends. In sites, <PORT0> …
+// <PORTn-1> stand for n free loopback ports, <DIR> for the test's
+// directory, and each key of vars for its value.
+func e2eStart(t testing.TB, n int, sites string, vars map[string]string) *e2eCaddy {
+	t.Helper()
+	c := &e2eCaddy{t: t, dir: t.TempDir(), ports: e2ePorts(t, n)}
+	pairs := []string{"<DIR>", filepath.ToSlash(c.dir)}
+	for i, p := range c.ports {
+		pairs = append(pairs, fmt.Sprintf("<PORT%d>", i), strconv.Itoa(p))
+	}
+	for k, v := range vars {
+		pairs = append(pairs, k, v)
+	}
+	c.vars = strings.NewReplacer(pairs...)
+	c.client = &http.Client{
+		Timeout:   e2eTimeout,
+		Transport: &http.Transport{DisableCompression: true},
+		// Redirects are the test's to see, not the client's to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	t.Cleanup(func() {
+		c.client.CloseIdleConnections()
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stopping caddy: %v", err)
+		}
+		if t.Failed() {
+			c.dumpLog("caddy.log")
+		}
+	})
+	c.load(sites)
+	return c
+}
+
+// load loads sites in place of the running configuration.
+func (c *e2eCaddy) load(sites string) {
+	c.t.Helper()
+	if err := caddy.Load(c.adapt(sites), true); err != nil {
+		c.t.Fatalf("loading the configuration: %v\n%s", err, c.caddyfile(sites))
+	}
+}
+
+// caddyfile returns the whole Caddyfile for sites.
+func (c *e2eCaddy) caddyfile(sites string) string {
+	return c.vars.Replace(e2eGlobal + sites)
+}
+
+// adapt returns the JSON configuration of sites.
+func (c *e2eCaddy) adapt(sites string) []byte {
+	c.t.Helper()
+	text := c.caddyfile(sites)
+	cfg, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(text), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		c.t.Fatalf("adapting the Caddyfile: %v\n%s", err, text)
+	}
+	for _, w := range warnings {
+		c.t.Logf("Caddyfile warning: %s", w.String())
+	}
+	return cfg
+}
+
+// e2ePorts returns n loopback ports that were free a moment ago.
+func e2ePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	var lns []net.Listener
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		lns = append(lns, ln)
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+	}
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return ports
+}
+
+// addr returns the address of the i-th port.
+func (c *e2eCaddy) addr(i int) string {
+	return "127.0.0.1:" + strconv.Itoa(c.ports[i])
+}
+
+// e2eResponse is what a test reads of a response.
+type e2eResponse struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// get sends GET path to the i-th port, with Host host when not empty and
+// User-Agent ua (none when empty), and fails the test on a transport error.
+func (c *e2eCaddy) get(i int, host, path, ua string) e2eResponse {
+	c.t.Helper()
+	resp, err := c.try(i, host, path, ua)
+	if err != nil {
+		c.t.Fatalf("GET %s (Host %q, User-Agent %q): %v", path, host, ua, err)
+	}
+	return resp
+}
+
+// getAcrossReload is get for a request that may meet a reload: sent again
+// once when the reload dropped it with its connection (see
+// e2eRequestError.dropped), as a client would.
+func (c *e2eCaddy) getAcrossReload(i int, host, path, ua string) e2eResponse {
+	c.t.Helper()
+	resp, err := c.try(i, host, path, ua)
+	if rerr := (*e2eRequestError)(nil); errors.As(err, &rerr) && rerr.dropped() {
+		c.t.Logf("GET %s (Host %q): %v; sending it again", path, host, err)
+		resp, err = c.try(i, host, path, ua)
+	}
+	if err != nil {
+		c.t.Fatalf("GET %s (Host %q, User-Agent %q): %v", path, host, ua, err)
+	}
+	return resp
+}
+
+// try is get without failing the test.
+func (c *e2eCaddy) try(i int, host, path, ua string) (e2eResponse, error) {
+	return c.tryWithin(e2eTimeout, i, host, path, ua)
+}
+
+// tryWithin is try with a time limit d for the whole request. Its
+// errors are *e2eRequestError.
+func (c *e2eCaddy) tryWithin(d time.Duration, i int, host, path, ua string) (e2eResponse, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	rerr := &e2eRequestError{}
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { rerr.reused = info.Reused },
+		GotFirstResponseByte: func() { rerr.answered = true },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr(i)+path, nil)
+	if err != nil {
+		return e2eResponse{}, err
+	}
+	if host != "" {
+		req.Host = host
+	}
+	req.Header.Set("User-Agent", ua) // an empty value sends no header
+	resp, err := c.client.Do(req)
+	if err != nil {
+		rerr.err = err
+		return e2eResponse{}, rerr
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		rerr.err = fmt.Errorf("reading the body: %w", err)
+		return e2eResponse{}, rerr
+	}
+	return e2eResponse{status: resp.StatusCode, header: resp.Header, body: string(body)}, nil
+}
+
+// e2eRequestError is a request that got no whole response.
+type e2eRequestError struct {
+	err      error
+	reused   bool // sent on a connection that had carried a request before
+	answered bool // a response had begun
+}
+
+func (e *e2eRequestError) Error() string {
+	return fmt.Sprintf("%v (connection reused: %v, response begun: %v)", e.err, e.reused, e.answered)
+}
+
+func (e *e2eRequestError) Unwrap() error { return e.err }
+
+// dropped reports whether the request was lost with a new connection that
+// the server closed or reset before answering, without the time limit
+// expiring. A reload can do that to requests whatever the handlers: Go's
+// server drops the first request of a connection it reads once shutting
+// down (net/http conn.serve), and Caddy's new socket for each
+// configuration (SO_REUSEPORT) leaves the connections queued on the old
+// one to be reset when it closes. Clients' transports retry requests
+// lost on a reused connection by themselves, not these.
+func (e *e2eRequestError) dropped() bool {
+	return !e.reused && !e.answered && !errors.Is(e.err, context.DeadlineExceeded)
+}
+
+// raw sends "method target HTTP/1.1" with User-Agent ua, written as is on
+// a new connection to the i-th port, so that no client normalises the
+// target, and reads the response.
+func (c *e2eCaddy) raw(i int, method, target, ua string) e2eResponse {
+	c.t.Helper()
+	request := method + " " + target + " HTTP/1.1\r\nHost: example.test\r\nUser-Agent: " + ua + "\r\nConnection: close\r\n\r\n"
+	conn, err := net.DialTimeout("tcp", c.addr(i), e2eTimeout)
+	if err != nil {
+		c.t.Fatalf("dialing %s: %v", c.addr(i), err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(e2eTimeout)); err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, request); err != nil {
+		c.t.Fatalf("writing %q: %v", request, err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
+	if err != nil {
+		c.t.Fatalf("reading the response to %q: %v", request, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatalf("reading the response body to %q: %v", request, err)
+	}
+	return e2eResponse{status: resp.StatusCode, header: resp.Header, body: string(body)}
+}
+
+// e2eRecord is one JSON log line.
+type e2eRecord map[string]any
+
+// str returns field k, which must be a string.
+func (r e2eRecord) str(k string) string {
+	s, _ := r[k].(string)
+	return s
+}
+
+// lines waits until the log file name in the test's directory holds at
+// least n lines with logger, then returns all of them. Log lines of a
+// request may be written after its response: the access log is.
+func (c *e2eCaddy) lines(name, logger string, n int) []e2eRecord {
+	c.t.Helper()
+	deadline := time.Now().Add(e2eTimeout)
+	for {
+		recs := c.readLog(name, logger)
+		if len(recs) >= n {
+			return recs
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: %d lines of logger %s after %v, want %d:\n%s", name, len(recs), logger, e2eTimeout, n, e2eDump(recs))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// records returns the compliance records written so far, waiting for n.
+func (c *e2eCaddy) records(n int) []e2eRecord {
+	c.t.Helper()
+	return c.lines("robots.log", "http.handlers.robots_enforce", n)
+}
+
+// readLog reads the log file name and returns its lines of logger.
+func (c *e2eCaddy) readLog(name, logger string) []e2eRecord {
+	c.t.Helper()
+	data, err := os.ReadFile(filepath.Join(c.dir, name))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		c.t.Fatalf("reading %s: %v", name, err)
+	}
+	var recs []e2eRecord
+	for line := range bytes.Lines(data) {
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			break // being written
+		}
+		var rec e2eRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			c.t.Fatalf("%s: a line that is not JSON: %v\n%s", name, err, line)
+		}
+		if l := rec.str("logger"); l == logger || strings.HasPrefix(l, logger+".") {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}
+
+// dumpLog logs the end of the log file name, to explain a failure.
+func (c *e2eCaddy) dumpLog(name string) {
+	data, err := os.ReadFile(filepath.Join(c.dir, name))
+	if err != nil {
+		return
+	}
+	if len(data) > 8000 {
+		data = data[len(data)-8000:]
+	}
+	c.t.Logf("end of %s:\n%s", name, data)
+}
+
+func e2eDump(recs []e2eRecord) string {
+	var b strings.Builder
+	for _, r := range recs {
+		j, _ := json.Marshal(r)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// e2eUpstream is an origin server that answers with its routes, keyed by
+// "host path" or, when no such key exists, by path alone, and counts the
+// requests it receives. Unknown paths get 200 "page <path>".
+type e2eUpstream struct {
+	*httptest.Server
+	mu     sync.Mutex
+	hits   map[string]int    // "host path" → requests
+	agents map[string]string // "host path" → the last User-Agent
+}
+
+// e2eRoute answers one path of an e2eUpstream.
+type e2eRoute func(w http.ResponseWriter, r *http.Request)
+
+// e2eText is a route answering 200 with body, as text/plain.
+func e2eText(body string) e2eRoute {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, body)
+	}
+}
+
+// e2eStatus is a route answering status with a short body.
+func e2eStatus(status int) e2eRoute {
+	return func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, http.StatusText(status), status)
+	}
+}
+
+// e2eRedirect is a route answering status with Location loc.
+func e2eRedirect(status int, loc string) e2eRoute {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", loc)
+		w.WriteHeader(status)
+	}
+}
+
+// e2eSlow is a route that answers with next after d, or not at all when
+// the request is canceled first.
+func e2eSlow(d time.Duration, next e2eRoute) e2eRoute {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+			next(w, r)
+		case <-r.Context().Done():
+		}
+	}
+}
+
+// e2eNewUpstream starts an upstream with routes, closed when the test ends.
+func e2eNewUpstream(t testing.TB, routes map[string]e2eRoute) *e2eUpstream {
+	u := &e2eUpstream{hits: make(map[string]int), agents: make(map[string]string)}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Host + " " + r.URL.Path
+		u.mu.Lock()
+		u.hits[key]++
+		u.agents[key] = r.Header.Get("User-Agent")
+		u.mu.Unlock()
+		route, ok := routes[key]
+		if !ok {
+			route, ok = routes[r.URL.Path]
+		}
+		if !ok {
+			route = e2eText("page " + r.URL.Path)
+		}
+		route(w, r)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// count returns how many requests for path on host the upstream received.
+func (u *e2eUpstream) count(host, path string) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.hits[host+" "+path]
+}
+
+// agent returns the User-Agent of the last request for path on host.
+func (u *e2eUpstream) agent(host, path string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.agents[host+" "+path]
+}
+
+// hostPort returns the upstream's address, for reverse_proxy.
+func (u *e2eUpstream) hostPort() string {
+	return strings.TrimPrefix(u.URL, "http://")
+}
