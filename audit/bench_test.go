@@ -1,0 +1,102 @@
+package audit
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+// benchLogSize is the size of the generated log the benchmarks read: large
+// enough that every path counter fills and the time line widens to its
+// final layout, small enough to build in a second.
+const benchLogSize = 64 << 20
+
+var benchLog = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	if err := genLog(&b, benchLogSize, 1); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+})
+
+// BenchmarkAudit reads 64 MiB of generated records (see genLog) and
+// builds the report; its MB/s is the audit's throughput.
+func BenchmarkAudit(b *testing.B) {
+	data := benchLog()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a := New(Options{})
+		if _, err := a.Read("bench.log", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		a.Report()
+	}
+}
+
+// BenchmarkAuditGzip reads the same log gzip-compressed; its MB/s counts
+// the log's octets after decompression.
+func BenchmarkAuditGzip(b *testing.B) {
+	data := benchLog()
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	if _, err := zw.Write(data); err != nil {
+		b.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a := New(Options{})
+		if _, err := a.Read("bench.log.gz", bytes.NewReader(z.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+		a.Report()
+	}
+}
+
+// BenchmarkParseLine measures the scanner alone on one record.
+func BenchmarkParseLine(b *testing.B) {
+	data := benchLog()
+	line := data[:bytes.IndexByte(data, '\n')+1]
+	var s scanner
+	var rec rawRecord
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := s.parseLine(line, &rec); !ok {
+			b.Fatal("not a record")
+		}
+	}
+}
+
+// BenchmarkParseLineEncodingJSON decodes the same record with
+// encoding/json into a struct of the fields the audit reads: the scanner's
+// reason to be.
+func BenchmarkParseLineEncodingJSON(b *testing.B) {
+	data := benchLog()
+	line := data[:bytes.IndexByte(data, '\n')+1]
+	var rec struct {
+		TS                 float64 `json:"ts"`
+		Logger             string  `json:"logger"`
+		Msg                string  `json:"msg"`
+		Host               string  `json:"host"`
+		URI                string  `json:"uri"`
+		Agent              string  `json:"agent"`
+		Verdict            string  `json:"verdict"`
+		Grace              *bool   `json:"grace"`
+		RobotsHash         *string `json:"robots_hash"`
+		AgentFetchedRobots *bool   `json:"agent_fetched_robots"`
+	}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := json.Unmarshal(line, &rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

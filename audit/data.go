@@ -1,0 +1,85 @@
+package audit
+
+import (
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteJSON writes the report as indented JSON; see Report for its fields.
+// Times are RFC 3339 in UTC; the buckets of each crawler's series follow
+// Report.Buckets.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// csvHeader are the columns of the csv format.
+var csvHeader = []string{
+	"agent", "host", "requests", "allowed", "denied", "grace", "violations", "violation_rate",
+	"violations_after_fetch", "fetched_robots", "fetched_by", "first_seen", "last_seen",
+	"top_paths", "robots_versions",
+}
+
+// WriteCSV writes one row per crawler, after a header row. Times are RFC
+// 3339 in UTC ("" when unknown); violation_rate is a fraction. top_paths
+// holds one "count path" per line (paths have no line breaks), count
+// prefixed with "~" when it is an estimate; robots_versions one "hash
+// count" per line (hash "(none)" when unknown). An agent or host that a spreadsheet would read as a
+// formula (starting with =, +, -, @, tab or CR) is prefixed with "'".
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for i := range r.Crawlers {
+		c := &r.Crawlers[i]
+		var paths, versions []string
+		for _, p := range c.TopPaths {
+			n := strconv.FormatInt(p.Count, 10)
+			if p.Error > 0 {
+				n = "~" + n
+			}
+			paths = append(paths, n+" "+p.Path)
+		}
+		for _, v := range c.RobotsVersions {
+			versions = append(versions, cmp.Or(v.Hash, noneText)+" "+strconv.FormatInt(v.Count, 10))
+		}
+		row := []string{
+			noFormula(c.Agent), noFormula(c.Host),
+			itoa(c.Requests), itoa(c.Allowed), itoa(c.Denied), itoa(c.Grace), itoa(c.Violations),
+			strconv.FormatFloat(c.ViolationRate, 'f', 4, 64),
+			itoa(c.ViolationsAfterFetch), strconv.FormatBool(c.FetchedRobots),
+			rfc3339(c.FetchedBy), rfc3339(c.FirstSeen), rfc3339(c.LastSeen),
+			strings.Join(paths, "\n"), strings.Join(versions, "\n"),
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// noFormula keeps a spreadsheet from reading a cell as a formula (OWASP's
+// advice on CSV injection).
+func noFormula(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

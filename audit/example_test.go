@@ -1,0 +1,40 @@
+package audit_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/audit"
+)
+
+// A log holds compliance records among other entries. GPTBot fetched
+// robots.txt and then asked for a disallowed path twice; Applebot asked for
+// a path that a robots.txt change had just disallowed (grace).
+const exampleLog = `{"level":"info","ts":1795294383.2,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"example.com","uri":"/private/a?x=1","agent":"GPTBot","verdict":"deny","grace":false,"robots_hash":"088849e3edc5eed7","agent_fetched_robots":true}
+{"level":"info","ts":1795294384.2,"logger":"http.log.access.log0","msg":"handled request","request":{"uri":"/private/a"}}
+{"level":"info","ts":1795294385.2,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"example.com","uri":"/private/a","agent":"GPTBot","verdict":"deny","grace":false,"robots_hash":"088849e3edc5eed7","agent_fetched_robots":true}
+{"level":"info","ts":1795294386.2,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"example.com","uri":"/archive/","agent":"Applebot","verdict":"deny","grace":true,"robots_hash":"5e1f0c2b7a9d3e44","agent_fetched_robots":true}
+{"level":"info","ts":1795294387.2,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"example.com","uri":"/blog/","agent":"Applebot","verdict":"allow","grace":false,"robots_hash":"5e1f0c2b7a9d3e44","agent_fetched_robots":true}
+`
+
+func Example() {
+	a := audit.New(audit.Options{Filter: audit.Filter{Host: "example.com"}})
+	if _, err := a.Read("robots.log", strings.NewReader(exampleLog)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := a.Report()
+	fmt.Printf("%d records, %d other lines\n", r.Total.Records, r.Total.Skipped["other_logger"])
+	for _, c := range r.Crawlers {
+		fmt.Printf("%s: %d requests, %d violations (%d after fetching robots.txt), %d grace, rate %.0f%%\n",
+			c.Agent, c.Requests, c.Violations, c.ViolationsAfterFetch, c.Grace, c.ViolationRate*100)
+		for _, p := range c.TopPaths {
+			fmt.Printf("  %d %s\n", p.Count, p.Path)
+		}
+	}
+	// Output:
+	// 4 records, 1 other lines
+	// GPTBot: 2 requests, 2 violations (2 after fetching robots.txt), 0 grace, rate 100%
+	//   2 /private/a
+	// Applebot: 2 requests, 0 violations (0 after fetching robots.txt), 1 grace, rate 0%
+}

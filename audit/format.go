@@ -1,0 +1,210 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Format is an output format of a report.
+type Format string
+
+// The output formats.
+const (
+	// FormatTable is aligned text for a terminal.
+	FormatTable Format = "table"
+	// FormatJSON is the Report as indented JSON.
+	FormatJSON Format = "json"
+	// FormatCSV is one row per crawler, with a header row.
+	FormatCSV Format = "csv"
+	// FormatHTML is one self-contained HTML page, with charts.
+	FormatHTML Format = "html"
+)
+
+// Formats lists the output formats.
+var Formats = []Format{FormatTable, FormatJSON, FormatCSV, FormatHTML}
+
+// ParseFormat returns the format named s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == strings.ToLower(s) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("format %q: want table, json, csv or html", s)
+}
+
+// Write writes the report to w in format f.
+func (r *Report) Write(w io.Writer, f Format) error {
+	switch f {
+	case FormatTable:
+		return r.WriteTable(w)
+	case FormatJSON:
+		return r.WriteJSON(w)
+	case FormatCSV:
+		return r.WriteCSV(w)
+	case FormatHTML:
+		return r.WriteHTML(w)
+	}
+	return fmt.Errorf("format %q: want table, json, csv or html", f)
+}
+
+// Text shown for empty values.
+const (
+	noneText    = "(none)"
+	noText      = "no"
+	unknownText = "unknown"
+	yesText     = "yes"
+)
+
+// clean makes record-derived text safe to print on a terminal: control
+// characters and invalid UTF-8 are shown as Go escapes, so that a request
+// target cannot move the cursor or change colours; "" becomes "(none)".
+func clean(s string) string {
+	if s == "" {
+		return noneText
+	}
+	ok := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// percent writes a rate as a percentage with one decimal.
+func percent(r float64) string {
+	return strconv.FormatFloat(r*100, 'f', 1, 64) + "%"
+}
+
+// timeText writes a time in UTC to the second; "" for zero.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.DateTime)
+}
+
+// fetchedText says whether and by when a crawler had fetched robots.txt.
+func fetchedText(c *Crawler) string {
+	switch {
+	case c.FetchUnknown:
+		return unknownText
+	case !c.FetchedRobots:
+		return noText
+	case c.FetchedBy.IsZero():
+		return yesText
+	}
+	return timeText(c.FetchedBy)
+}
+
+// widthText writes a bucket width briefly: 1s, 15m, 6h, 1d, 7d.
+func widthText(d time.Duration) string {
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	case d >= time.Hour && d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d >= time.Minute && d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
+}
+
+// notes are the caveats of a report, in plain sentences, shared by the
+// table and HTML formats.
+func (r *Report) notes() []string {
+	var n []string
+	if r.OnlyDenials {
+		n = append(n, "No allowed request was recorded, so every rate is 100%: run robots_enforce with log_allowed to record allowed requests of crawlers too.")
+	}
+	m := r.Missing
+	for _, f := range []struct {
+		count int64
+		text  string
+	}{
+		{m.Time, "Records without a readable time: %s; they are counted, but not in first or last seen, nor over time."},
+		{m.Grace, "Records without grace (an older record schema): %s; their denials count as violations."},
+		{m.AgentFetchedRobots, "Records without agent_fetched_robots (an older record schema): %s; whether their crawler had fetched robots.txt is unknown."},
+		{m.RobotsHash, "Records without robots_hash: %s; the robots.txt they were judged against is unknown."},
+	} {
+		if f.count > 0 {
+			n = append(n, fmt.Sprintf(f.text, commas(f.count)))
+		}
+	}
+	for _, c := range r.Crawlers {
+		if !c.PathsExact {
+			n = append(n, fmt.Sprintf("Path counts marked ~ are estimates: the crawler asked for more distinct paths than are counted (%d); each count is at most its ±error above the true one.", r.PathCounters))
+			break
+		}
+	}
+	for _, in := range r.Inputs {
+		if in.Warning != "" {
+			n = append(n, fmt.Sprintf("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, ".")))
+		}
+	}
+	return n
+}
+
+// skippedText lists skipped lines by kind, in SkipKind order: "230
+// other_logger, 1 truncated"; "" for none.
+func skippedText(c LineCounts) string {
+	var parts []string
+	for k := range numSkipKinds {
+		if n := c.Skipped[k.String()]; n > 0 {
+			parts = append(parts, commas(n)+" "+k.String())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural writes a count and a noun, with an s unless the count is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return commas(n) + " " + noun + "s"
+}
+
+// inputName names an input in text: "standard input" for "-".
+func inputName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return clean(name)
+}
+
+// pairText names a crawler on a host.
+func pairText(c *Crawler) string {
+	return clean(c.Agent) + " at " + clean(c.Host)
+}

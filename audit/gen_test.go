@@ -1,0 +1,99 @@
+package audit
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The generated logs of the benchmarks: records as the handler writes them
+// (every field, in its order), from 40 agents on 6 hosts over a day, with
+// one line in ten an access log entry of another logger. Paths come from
+// 2,000 common ones and, one time in ten, a path seen once, so that the
+// path counters fill and evict. The same seed gives the same log.
+
+var genAgents = func() []string {
+	names := []string{"GPTBot", "ClaudeBot", "CCBot", "Googlebot", "bingbot", "Applebot", "Bytespider",
+		"PerplexityBot", "AhrefsBot", "SemrushBot", "YandexBot", "Baiduspider", "DuckDuckBot", "facebookexternalhit",
+		"Amazonbot", "meta-externalagent", "curl", "python-requests", "Go-http-client", "Wget"}
+	for i := len(names); i < 40; i++ {
+		names = append(names, fmt.Sprintf("ExampleCrawler%d", i))
+	}
+	return names
+}()
+
+var genHosts = []string{"www.example.com", "blog.example.com", "shop.example.com", "example.org", "docs.example.net", "localhost:8081"}
+
+// genLog writes records to w until at least size octets are written.
+func genLog(w io.Writer, size int64, seed uint64) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	paths := make([]string, 2000)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/%s/%d/page-%d.html", []string{"blog", "private", "search", "shop", "docs", "archive"}[i%6], i/6, rng.IntN(1000))
+	}
+	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	var written int64
+	var line []byte
+	for i := 0; written < size; i++ {
+		ts := float64(start.UnixNano())/1e9 + float64(i)*0.0137
+		line = line[:0]
+		if i%10 == 9 {
+			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"203.0.113.9","proto":"HTTP/1.1","method":"GET","host":"www.example.com","uri":"/index.html","headers":{"User-Agent":["Mozilla/5.0"]}},"bytes_read":0,"user_id":"","duration":0.000412,"size":5120,"status":200}`+"\n", ts)
+		} else {
+			agent := genAgents[min(rng.IntN(len(genAgents)), rng.IntN(len(genAgents)))]
+			host := genHosts[rng.IntN(len(genHosts))]
+			path := paths[rng.IntN(len(paths))]
+			if rng.IntN(10) == 0 {
+				path = "/u/" + strconv.FormatUint(rng.Uint64(), 36)
+			}
+			verdict, grace := "allow", false
+			switch r := rng.IntN(100); {
+			case r < 30:
+				verdict = "deny"
+			case r < 31:
+				verdict, grace = "deny", true
+			}
+			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":"log","reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"grace":%t,"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","remote_ip":"198.51.100.%d","agent_fetched_robots":%t,"automation":"catalogue","robots_fetched_at":%.6f}`+"\n",
+				ts, host, path, rng.IntN(100), agent, agent, verdict, grace, rng.IntN(3), host, rng.IntN(250), rng.IntN(2) == 0, ts-30)
+		}
+		n, err := bw.Write(line)
+		if err != nil {
+			return err
+		}
+		written += int64(n)
+	}
+	return bw.Flush()
+}
+
+// The -genlog flag makes TestGenLog write a generated log to a file, to
+// measure the command on logs too large for the repository, e.g.:
+//
+//	go test -run TestGenLog ./audit/ -genlog /tmp/robots-1g.log -genlog-size 1073741824
+//	/usr/bin/time -v caddy robots audit /tmp/robots-1g.log
+var (
+	genLogPath = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
+	genLogSize = flag.Int64("genlog-size", 1<<30, "the generated log's size in octets")
+)
+
+func TestGenLog(t *testing.T) {
+	if *genLogPath == "" {
+		t.Skip("writes a generated log; run with -genlog FILE [-genlog-size N]")
+	}
+	f, err := os.Create(*genLogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := genLog(f, *genLogSize, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

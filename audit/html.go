@@ -1,0 +1,251 @@
+package audit
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"strconv"
+	"time"
+)
+
+// The HTML report is one self-contained page: its style and its charts
+// (inline SVG, drawn here, no script) are in the file, and it fetches
+// nothing. html/template escapes all text that comes from the records.
+
+//go:embed report.html
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report").Parse(reportHTML))
+
+// Limits of the HTML charts, so that a log with thousands of crawlers
+// still makes a page a browser draws at once; the tables list all.
+const (
+	// maxChartRows is how many crawlers the violations chart shows.
+	maxChartRows = 40
+	// maxTimelines is how many crawlers get a chart over time.
+	maxTimelines = 40
+)
+
+// Geometry of the charts, in CSS pixels.
+const (
+	barLabelWidth = 280.0
+	barWidth      = 480.0
+	barRowHeight  = 22.0
+	barHeight     = 14.0
+	barTop        = 28.0 // room for the legend
+
+	tlWidth   = 340.0
+	tlHeight  = 110.0
+	tlLeft    = 36.0
+	tlRight   = 8.0
+	tlTop     = 8.0
+	tlBottom  = 28.0
+	tlBarGaps = 1.0
+)
+
+// htmlView is what the template draws.
+type htmlView struct {
+	R         *Report
+	Headline  string
+	Skipped   string
+	Notes     []string
+	Rows      []htmlRow
+	Chart     htmlBarChart
+	Timelines []htmlTimeline
+	MoreTL    int
+	Width     string
+}
+
+type htmlRow struct {
+	C                    *Crawler
+	Pair, Agent, Host    string
+	Requests, Denied     string
+	Grace, Violations    string
+	Rate, AfterFetch     string
+	ViolationsText       string
+	Fetched, First, Last string
+	Paths                []htmlPath
+	Versions             []htmlVersion
+}
+
+type htmlPath struct{ Count, Path string }
+
+type htmlVersion struct{ Hash, Count string }
+
+type htmlBarChart struct {
+	Width, Height string
+	Rows          []htmlBarRow
+	More          int
+}
+
+type htmlBarRow struct {
+	Agent, Host, Label string
+	TextY, BarY, H     string
+	ValueX             string
+	Value              string
+	Segs               []htmlRect
+}
+
+// htmlRect is one bar or bar segment; Class names what it counts.
+type htmlRect struct {
+	Class, X, Y, W, H, Title string
+}
+
+type htmlTimeline struct {
+	Agent, Host, Pair string
+	Width, Height     string
+	Rects             []htmlRect
+	Max               string
+	AxisY, PlotBottom string
+	StartLabel        string
+	EndLabel          string
+	EndX, MaxY        string
+}
+
+// WriteHTML writes the report as one self-contained HTML page: a summary
+// table, a bar chart of violations per crawler, each crawler's requests
+// over time by verdict, its top disallowed paths, and the inputs read.
+func (r *Report) WriteHTML(w io.Writer) error {
+	v := htmlView{R: r, Headline: r.headline(), Skipped: skippedText(r.Total), Notes: r.notes(), Width: widthText(r.Buckets.Width())}
+	for i := range r.Crawlers {
+		v.Rows = append(v.Rows, htmlRowOf(&r.Crawlers[i]))
+	}
+	v.Chart = r.barChart()
+	for i := range r.Crawlers {
+		if len(v.Timelines) == maxTimelines {
+			v.MoreTL = len(r.Crawlers) - i
+			break
+		}
+		if r.Buckets.Count > 0 {
+			v.Timelines = append(v.Timelines, r.timelineChart(&r.Crawlers[i]))
+		}
+	}
+	return reportTemplate.Execute(w, &v)
+}
+
+func htmlRowOf(c *Crawler) htmlRow {
+	row := htmlRow{
+		C: c, Pair: pairText(c), Agent: clean(c.Agent), Host: clean(c.Host),
+		Requests: commas(c.Requests), Denied: commas(c.Denied), Grace: commas(c.Grace),
+		Violations: commas(c.Violations), Rate: percent(c.ViolationRate),
+		ViolationsText: plural(c.Violations, "violation"),
+		AfterFetch:     commas(c.ViolationsAfterFetch), Fetched: fetchedText(c),
+		First: timeText(c.FirstSeen), Last: timeText(c.LastSeen),
+	}
+	for _, p := range c.TopPaths {
+		row.Paths = append(row.Paths, htmlPath{countText(p), clean(p.Path)})
+	}
+	for _, ver := range c.RobotsVersions {
+		row.Versions = append(row.Versions, htmlVersion{clean(ver.Hash), commas(ver.Count)})
+	}
+	return row
+}
+
+// barChart draws violations per crawler: one bar per crawler with
+// violations or grace denials, split into violations after a robots.txt
+// fetch, other violations, and grace.
+func (r *Report) barChart() htmlBarChart {
+	var shown []*Crawler
+	var top int64
+	more := 0
+	for i := range r.Crawlers {
+		c := &r.Crawlers[i]
+		switch {
+		case c.Violations+c.Grace == 0:
+		case len(shown) == maxChartRows:
+			more++
+		default:
+			shown = append(shown, c)
+			top = max(top, c.Violations+c.Grace)
+		}
+	}
+	ch := htmlBarChart{
+		Width:  px(barLabelWidth + barWidth + 160),
+		Height: px(barTop + barRowHeight*float64(len(shown)) + 4),
+		More:   more,
+	}
+	for i, c := range shown {
+		y := barTop + barRowHeight*float64(i)
+		row := htmlBarRow{
+			Agent: c.Agent, Host: c.Host, Label: pairText(c),
+			TextY: px(y + barHeight - 2), BarY: px(y), H: px(barHeight),
+			Value: commas(c.Violations),
+		}
+		x := barLabelWidth
+		for _, s := range []struct {
+			class string
+			n     int64
+			what  string
+		}{
+			{"bar after-fetch", c.ViolationsAfterFetch, "violations after fetching robots.txt"},
+			{"bar before-fetch", c.Violations - c.ViolationsAfterFetch, "violations without a known robots.txt fetch"},
+			{"bar grace", c.Grace, "grace denials (robots.txt changed within a day)"},
+		} {
+			if s.n == 0 {
+				continue
+			}
+			wd := barWidth * float64(s.n) / float64(top)
+			row.Segs = append(row.Segs, htmlRect{Class: s.class, X: px(x), Y: px(y), W: px(wd), H: px(barHeight),
+				Title: pairText(c) + ": " + commas(s.n) + " " + s.what})
+			x += wd
+		}
+		row.ValueX = px(x + 6)
+		if c.Grace > 0 {
+			row.Value += " (+" + commas(c.Grace) + " grace)"
+		}
+		ch.Rows = append(ch.Rows, row)
+	}
+	return ch
+}
+
+// timelineChart draws one crawler's records per time bucket, stacked by
+// verdict: allowed, grace, violations. Each chart has its own scale.
+func (r *Report) timelineChart(c *Crawler) htmlTimeline {
+	n := float64(r.Buckets.Count)
+	plotW, plotH := tlWidth-tlLeft-tlRight, tlHeight-tlTop-tlBottom
+	var top int64 = 1
+	for i := range r.Buckets.Count {
+		b := c.Series.At(i)
+		top = max(top, b.Allowed+b.Violations+b.Grace)
+	}
+	t := htmlTimeline{
+		Agent: c.Agent, Host: c.Host, Pair: pairText(c),
+		Width: px(tlWidth), Height: px(tlHeight), Max: commas(top),
+		AxisY: px(tlTop + plotH), PlotBottom: px(tlTop + plotH + 14),
+		MaxY:       px(tlTop + 8),
+		EndX:       px(tlWidth - tlRight),
+		StartLabel: timeText(r.Buckets.Start),
+		EndLabel:   timeText(r.Buckets.Start.Add(time.Duration(r.Buckets.Count) * r.Buckets.Width())),
+	}
+	slot := plotW / n
+	bw := max(slot-tlBarGaps, 1)
+	for i := range r.Buckets.Count {
+		b := c.Series.At(i)
+		x := tlLeft + slot*float64(i)
+		y := tlTop + plotH
+		start := r.Buckets.Start.Add(time.Duration(i) * r.Buckets.Width())
+		for _, s := range []struct {
+			class string
+			n     int64
+			what  string
+		}{
+			{"seg allowed", b.Allowed, "allowed"},
+			{"seg grace", b.Grace, "grace"},
+			{"seg violations", b.Violations, "violations"},
+		} {
+			if s.n == 0 {
+				continue
+			}
+			h := plotH * float64(s.n) / float64(top)
+			y -= h
+			t.Rects = append(t.Rects, htmlRect{Class: s.class, X: px(x), Y: px(y), W: px(bw), H: px(h),
+				Title: timeText(start) + ": " + commas(s.n) + " " + s.what})
+		}
+	}
+	return t
+}
+
+// px writes a coordinate with one decimal.
+func px(f float64) string {
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}

@@ -1,0 +1,158 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// htmlEvilRecord names its agent, host and path with markup, to check that
+// the HTML report escapes record-derived text.
+const htmlEvilRecord = `{"ts":1795295011.5,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"evil.example\"><img src=x onerror=alert(1)>","uri":"/<script>alert(2)</script>","agent":"<b>EvilBot</b>","verdict":"deny","grace":false,"agent_fetched_robots":false,"robots_hash":"</svg><svg onload=alert(3)>"}` + "\n"
+
+// htmlReport returns the report of compliance.log and the evil record, and
+// its HTML.
+func htmlReport(t *testing.T) (*Report, []byte) {
+	t.Helper()
+	a := New(Options{})
+	readLog(t, a, "compliance.log")
+	if _, err := a.Read("evil.log", strings.NewReader(htmlEvilRecord)); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Report()
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	return r, b.Bytes()
+}
+
+// TestHTMLSelfContained checks that the page fetches nothing and runs no
+// script: no element that loads or runs anything, no attribute that names
+// a resource or a handler, no CSS that imports; and that record-derived
+// text is escaped.
+func TestHTMLSelfContained(t *testing.T) {
+	_, page := htmlReport(t)
+	// html/template escapes quotes and angle brackets in text and in
+	// attribute values, so tags and attributes can be found by pattern.
+	tags := regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z:-]+(?:="[^"]*")?)*)\s*/?>`)
+	attrs := regexp.MustCompile(`\s([a-zA-Z:-]+)(?:="[^"]*")?`)
+	found := tags.FindAllSubmatch(page, -1)
+	if len(found) < 100 {
+		t.Fatalf("found %d tags in the page; the pattern is broken", len(found))
+	}
+	for _, m := range found {
+		switch name := strings.ToLower(string(m[1])); name {
+		case "script", "img", "link", "iframe", "object", "embed", "image", "use", "foreignobject", "base", "b":
+			t.Errorf("the page has a <%s> element: %s", name, m[0])
+		}
+		for _, a := range attrs.FindAllSubmatch(m[2], -1) {
+			if name := strings.ToLower(string(a[1])); name == "src" || name == "href" || name == "xlink:href" || strings.HasPrefix(name, "on") {
+				t.Errorf("the page has a %s attribute: %s", name, m[0])
+			}
+		}
+	}
+	for _, bad := range []string{"url(", "@import"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("the page's style contains %q", bad)
+		}
+	}
+	for _, want := range []string{"&lt;b&gt;EvilBot&lt;/b&gt;", "/&lt;script&gt;alert(2)&lt;/script&gt;", "&lt;/svg&gt;&lt;svg onload=alert(3)&gt;"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the page does not show %q escaped", want)
+		}
+	}
+}
+
+// chromiumPath is where Debian's chromium package installs the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestHTMLInChromium renders the HTML report in headless Chromium, offline,
+// and checks in the DOM it built that the summary table has a row per
+// crawler, the violations chart a bar per violating crawler with a
+// segment per kind of denial, and each crawler's chart over time a
+// segment per verdict and bucket; and that no markup from the records
+// became an element.
+func TestHTMLInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("%s not found: install Debian's chromium package (apt-get install chromium) to render the HTML report", chromiumPath)
+	}
+	r, page := htmlReport(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+
+	var rows, bars, barSegs, timelines, tlSegs int
+	for i := range r.Crawlers {
+		c := &r.Crawlers[i]
+		rows++
+		timelines++
+		if c.Violations+c.Grace > 0 {
+			bars++
+			for _, n := range []int64{c.ViolationsAfterFetch, c.Violations - c.ViolationsAfterFetch, c.Grace} {
+				if n > 0 {
+					barSegs++
+				}
+			}
+		}
+		for j := range r.Buckets.Count {
+			b := c.Series.At(j)
+			for _, n := range []int64{b.Allowed, b.Violations, b.Grace} {
+				if n > 0 {
+					tlSegs++
+				}
+			}
+		}
+	}
+	count := func(re string) int { return len(regexp.MustCompile(re).FindAll(dom, -1)) }
+	for _, c := range []struct {
+		what string
+		re   string
+		want int
+	}{
+		{"summary tables", `<table id="summary-table">`, 1},
+		{"summary rows", `<tr class="crawler[ "]`, rows},
+		{"violations charts", `<svg id="violations-chart"`, 1},
+		{"bars", `<g class="bar-row"`, bars},
+		{"bar segments", `<rect class="bar (after-fetch|before-fetch|grace)"`, barSegs},
+		{"charts over time", `<figure class="timeline"`, timelines},
+		{"segments over time", `<rect class="seg (allowed|violations|grace)"`, tlSegs},
+		{"elements from records", `<(img|script|b)[ >]`, 0},
+	} {
+		if got := count(c.re); got != c.want {
+			t.Errorf("%s: %d in the rendered DOM, want %d", c.what, got, c.want)
+		}
+	}
+	if bars < 2 || tlSegs < 10 {
+		t.Errorf("too little drawn to check: %d bars, %d segments over time", bars, tlSegs)
+	}
+	// A bar's width follows its count: GPTBot's 8 violations are the
+	// longest bar, all after a robots.txt fetch.
+	gpt := regexp.MustCompile(`<g class="bar-row" data-agent="GPTBot" data-host="www.example.com">\s*<text[^>]*>[^<]*</text>\s*<rect class="bar after-fetch" x="280.0" y="[0-9.]+" width="480.0"`)
+	if !gpt.Match(dom) {
+		t.Errorf("GPTBot's bar is not the full-width after-fetch bar:\n%s", firstMatch(dom, `<g class="bar-row" data-agent="GPTBot"[^§]{0,400}`))
+	}
+}
+
+func firstMatch(b []byte, re string) string {
+	return string(regexp.MustCompile(re).Find(b))
+}

@@ -1,0 +1,188 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A record as the handler writes it (see the README's record schema).
+const scanRecord = `{"level":"info","ts":1795294383.243052,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"localhost:8081","method":"GET","uri":"/blog/post.html","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)","agent":"GPTBot","bot_class":"named","verdict":"deny","mode":"log","reason":"named_group","reading":"as_sent","group_line":4,"rule":"/","rule_line":9,"grace":false,"robots_hash":"088849e3edc5eed7","robots_source":"https://localhost:8081/robots.txt","remote_ip":"127.0.0.1","agent_fetched_robots":true,"automation":"catalogue","robots_fetched_at":1795294383.242947}`
+
+// TestParseLineKinds checks how each kind of line is told apart.
+func TestParseLineKinds(t *testing.T) {
+	const rec = `"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny"`
+	tests := []struct {
+		name string
+		line string
+		kind SkipKind
+		ok   bool
+	}{
+		{"record", scanRecord, 0, true},
+		{"record with CRLF", scanRecord + "\r\n", 0, true},
+		{"minimal record", `{` + rec + `}`, 0, true},
+		{"allow", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"allow"}`, 0, true},
+		{"nested values skipped", `{"a":{"b":[1,2,{"c":"}"}],"d":{}},"e":[],` + rec + `}`, 0, true},
+		{"escaped key", `{"logg\u0065r":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny"}`, 0, true},
+		{"escaped value", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"d\u0065ny"}`, 0, true},
+		{"blank", "", SkipBlank, false},
+		{"white space", " \t\r\n", SkipBlank, false},
+		{"console format", "2026/11/21 20:56:01.123\tINFO\thttp.handlers.robots_enforce\trobots.txt decision\t{}", SkipNotJSON, false},
+		{"array", `[` + rec + `]`, SkipNotJSON, false},
+		{"NUL", "\x00{}", SkipNotJSON, false},
+		{"truncated in a string", scanRecord[:100], SkipTruncated, false},
+		{"truncated after a key", `{"logger":`, SkipTruncated, false},
+		{"truncated in a number", `{"ts":1795294383.`, SkipTruncated, false},
+		{"truncated in a literal", `{"grace":fal`, SkipTruncated, false},
+		{"truncated in an escape", `{"a":"\u00`, SkipTruncated, false},
+		{"truncated in a nested value", `{"a":[1,{"b":`, SkipTruncated, false},
+		{"truncated before the end", `{` + rec, SkipTruncated, false},
+		{"trailing garbage", `{` + rec + `}x`, SkipMalformed, false},
+		{"two objects", `{` + rec + `}{}`, SkipMalformed, false},
+		{"missing colon", `{"logger" "x"}`, SkipMalformed, false},
+		{"trailing comma", `{` + rec + `,}`, SkipMalformed, false},
+		{"bad literal", `{"grace":flase,` + rec + `}`, SkipMalformed, false},
+		{"bad number", `{"ts":01,` + rec + `}`, SkipMalformed, false},
+		{"bad escape", `{"a":"\x",` + rec + `}`, SkipMalformed, false},
+		{"control character", "{\"a\":\"\t\"," + rec + "}", SkipMalformed, false},
+		{"mismatched brackets", `{"a":[1},` + rec + `}`, SkipMalformed, false},
+		{"access log", `{"level":"info","ts":1795294383.2,"logger":"http.log.access.log0","msg":"handled request","request":{"uri":"/"}}`, SkipOtherLogger, false},
+		{"no logger", `{"msg":"robots.txt decision","verdict":"deny"}`, SkipOtherLogger, false},
+		{"logger of another case", `{"logger":"HTTP.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny"}`, SkipOtherLogger, false},
+		{"other message", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt fetch failed","host":"example.com"}`, SkipOtherMessage, false},
+		{"no verdict", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision"}`, SkipInvalid, false},
+		{"unknown verdict", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"maybe"}`, SkipInvalid, false},
+		{"verdict not a string", `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":true}`, SkipInvalid, false},
+	}
+	var s scanner
+	var r rawRecord
+	for _, tt := range tests {
+		kind, ok := s.parseLine([]byte(tt.line), &r)
+		if ok != tt.ok || (!ok && kind != tt.kind) {
+			t.Errorf("%s: parseLine(%q) = %v, %v; want %v, %v", tt.name, tt.line, kind, ok, tt.kind, tt.ok)
+		}
+	}
+}
+
+// TestParseLineFields checks the fields read from a record, and that
+// fields of an unexpected type read as absent.
+func TestParseLineFields(t *testing.T) {
+	var s scanner
+	var r rawRecord
+	if _, ok := s.parseLine([]byte(scanRecord), &r); !ok {
+		t.Fatal("record not read")
+	}
+	for _, f := range []struct{ name, got, want string }{
+		{"host", string(r.host), "localhost:8081"},
+		{"uri", string(r.uri), "/blog/post.html"},
+		{"agent", string(r.agent), "GPTBot"},
+		{"verdict", string(r.verdict), "deny"},
+		{"robots_hash", string(r.hash), "088849e3edc5eed7"},
+		{"ts", string(r.ts), "1795294383.243052"},
+	} {
+		if f.got != f.want {
+			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
+		}
+	}
+	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched {
+		t.Errorf("grace %v, fetched %v, has %b", r.grace, r.fetched, r.has)
+	}
+
+	// Fields of the wrong type, and a null, are absent.
+	line := `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"allow","host":5,"uri":null,"agent":["x"],"grace":"true","agent_fetched_robots":null,"ts":true}`
+	if _, ok := s.parseLine([]byte(line), &r); !ok {
+		t.Fatal("record not read")
+	}
+	if r.has != 0 || r.grace != triAbsent || r.fetched != triAbsent {
+		t.Errorf("fields of the wrong type: has %b, grace %v, fetched %v; want none", r.has, r.grace, r.fetched)
+	}
+}
+
+// TestParseLineUnescape checks JSON string escapes against encoding/json,
+// surrogate pairs and lone surrogates included.
+func TestParseLineUnescape(t *testing.T) {
+	for _, v := range []string{
+		`plain`,
+		`a\"b\\c\/d\b\f\n\r\t`,
+		`caf\u00e9 \u20ac`,
+		`\ud83d\ude00 pair`,
+		`\ud83d lone high`,
+		`\ude00 lone low`,
+		`\ud83d\u0041 high then not low`,
+		`\ud83d\ud83d\ude00 high then pair`,
+		"raw \xff invalid UTF-8",
+	} {
+		line := `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny","uri":"` + v + `"}`
+		var s scanner
+		var r rawRecord
+		if _, ok := s.parseLine([]byte(line), &r); !ok {
+			t.Errorf("parseLine(%q) failed", line)
+			continue
+		}
+		var want struct{ URI string }
+		if err := json.Unmarshal([]byte(line), &want); err != nil {
+			t.Fatal(err)
+		}
+		// encoding/json replaces invalid UTF-8, which the scanner keeps.
+		if got := strings.ToValidUTF8(string(r.uri), "\uFFFD"); got != want.URI {
+			t.Errorf("uri %q: got %q, want %q", v, got, want.URI)
+		}
+	}
+}
+
+// TestParseLineDeepNesting checks that nesting is bounded, not recursive.
+func TestParseLineDeepNesting(t *testing.T) {
+	deep := `{"a":` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + `}`
+	var s scanner
+	var r rawRecord
+	if kind, _ := s.parseLine([]byte(deep), &r); kind != SkipMalformed {
+		t.Errorf("nesting %d: kind %v, want malformed", maxNesting+1, kind)
+	}
+	ok := `{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny"}`
+	if _, read := s.parseLine([]byte(ok), &r); !read {
+		t.Error("nesting 1000: not read")
+	}
+}
+
+// FuzzParseLine checks the scanner against encoding/json: a line is read
+// as a JSON object exactly when encoding/json finds it valid, and the
+// fields read are the ones encoding/json decodes.
+func FuzzParseLine(f *testing.F) {
+	// Seeds: a full record, an access log entry, the edge cases above.
+	f.Add([]byte(scanRecord))
+	f.Add([]byte(`{"level":"info","ts":1795294383.2,"logger":"http.log.access.log0","msg":"handled request","request":{"uri":"/","headers":{"User-Agent":["x"]}}}`))
+	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny","uri":"\ud83d\ude00\u00e9","ts":"2026-11-21T08:00:00Z"}`))
+	f.Add([]byte(`{"a":[1,{"b":-0.5e+3}],"c":null,"d":true}`))
+	f.Add([]byte(`{"a":[1}`))
+	f.Add([]byte(scanRecord[:200]))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var s scanner
+		var r rawRecord
+		kind, ok := s.parseLine(line, &r)
+		trimmed := bytes.TrimLeft(line, " \t\r\n")
+		isObject := len(trimmed) > 0 && trimmed[0] == '{'
+		parsed := ok || kind >= SkipOtherLogger
+		if isObject && parsed != json.Valid(line) {
+			t.Fatalf("parseLine(%q) = %v, %v; json.Valid = %v", line, kind, ok, json.Valid(line))
+		}
+		if !ok {
+			return
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("parseLine(%q) read a record that encoding/json rejects: %v", line, err)
+		}
+		for name, got := range map[string][]byte{"logger": r.logger, "msg": r.msg, "verdict": r.verdict, "host": r.host, "uri": r.uri, "agent": r.agent, "robots_hash": r.hash} {
+			want, isString := m[name].(string)
+			if g := strings.ToValidUTF8(string(got), "\uFFFD"); isString && g != want {
+				t.Fatalf("parseLine(%q): %s = %q, encoding/json %q", line, name, g, want)
+			}
+		}
+		for name, got := range map[string]tri{"grace": r.grace, "agent_fetched_robots": r.fetched} {
+			if want, isBool := m[name].(bool); isBool && (got == triTrue) != want {
+				t.Fatalf("parseLine(%q): %s = %v, encoding/json %v", line, name, got, want)
+			}
+		}
+	})
+}
