@@ -1,0 +1,194 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/robotsenforce/caddy-robots-enforce/audit"
+)
+
+// newAuditCommand returns "caddy robots audit".
+func newAuditCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit [--since T] [--until T] [--host H] [--agent A] [--format table|json|csv|html] [--output FILE] <log files or ->",
+		Short: "Reports which crawlers ignore robots.txt, from compliance records",
+		Long: `
+Reads the compliance records that robots_enforce writes (in log mode, or in
+enforce mode) and reports, per crawler (product token) and host: its
+requests, its denials, how many were violations and how many fell in the
+grace day after a robots.txt change, its violation rate, whether and by
+when it had fetched robots.txt, how many violations it made after that, its
+most requested disallowed paths, and the robots.txt versions it was judged
+against.
+
+Give log files, plain or gzip-compressed (rotated logs; found by content,
+whatever the name), or - for standard input. Lines that are not compliance
+records (access logs, other loggers, damaged or cut lines) are skipped and
+counted; a compressed file that ends early is read up to there, with a
+warning. Records of older versions of the module, without some fields, are
+read too.
+
+--since and --until take RFC 3339 times (2026-11-21T08:00:00Z), dates
+(2026-11-21, midnight UTC) or durations before now (24h, 7d); --host and
+--agent keep one host (with or without its port) or one product token,
+case-insensitively.
+
+--format table (the default) is aligned text; json is the whole report;
+csv is one row per crawler; html is one self-contained page with charts of
+violations per crawler and of each crawler's requests over time. --top sets
+how many disallowed paths are listed per crawler (10; at most 64, the
+paths counted per crawler).
+
+Violations are denials (verdict deny) outside the grace day; a rate means
+something only when allowed requests are recorded too (log_allowed).
+
+Exit status: 0 when the report was written, 2 on a usage error, a log that
+cannot be read, or an output file that cannot be written.`,
+		Example: `  $ caddy robots audit /var/log/caddy/robots.log
+  $ caddy robots audit --since 7d --format html --output audit.html /var/log/caddy/robots*.log*
+  $ zstd -dc robots.log.zst | caddy robots audit --agent GPTBot --format json -`,
+	}
+	fs := cmd.Flags()
+	fs.String("since", "", "count records from this time on (RFC 3339, a date, or a duration before now such as 24h)")
+	fs.String("until", "", "count records before this time")
+	fs.String("host", "", "count the records of this host only")
+	fs.String("agent", "", "count the records of this product token only")
+	fs.StringP("format", "f", "table", "output format: table, json, csv or html")
+	fs.StringP("output", "o", "", "write the report to this file instead of standard output")
+	fs.Int("top", audit.DefaultTopPaths, "how many disallowed paths to list per crawler")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		fl := caddycmd.Flags{FlagSet: cmd.Flags()}
+		status, err := runAudit(fl, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), time.Now())
+		return robotsExit(cmd, status, err)
+	}
+	return cmd
+}
+
+// auditOptions are the flags and arguments of "caddy robots audit".
+type auditOptions struct {
+	opts   audit.Options
+	format audit.Format
+	output string
+	inputs []string
+}
+
+func readAuditOptions(fl caddycmd.Flags, now time.Time) (auditOptions, error) {
+	o := auditOptions{output: fl.String("output"), inputs: fl.Args()}
+	var errs []error
+	f := &o.opts.Filter
+	for _, t := range []struct {
+		flag string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if s := fl.String(t.flag); s != "" {
+			var err error
+			if *t.dst, err = audit.ParseTime(s, now); err != nil {
+				errs = append(errs, fmt.Errorf("--%s: %w", t.flag, err))
+			}
+		}
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		errs = append(errs, fmt.Errorf("--since %s is not before --until %s", f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339)))
+	}
+	f.Host, f.Agent = fl.String("host"), fl.String("agent")
+	var err error
+	if o.format, err = audit.ParseFormat(fl.String("format")); err != nil {
+		errs = append(errs, fmt.Errorf("--format: %w", err))
+	}
+	if o.opts.TopPaths = fl.Int("top"); o.opts.TopPaths < 1 || o.opts.TopPaths > audit.DefaultPathCounters {
+		errs = append(errs, fmt.Errorf("--top %d: want 1 to %d", o.opts.TopPaths, audit.DefaultPathCounters))
+	}
+	stdin := 0
+	for _, in := range o.inputs {
+		if in == "-" {
+			stdin++
+		}
+	}
+	switch {
+	case len(o.inputs) == 0:
+		errs = append(errs, errors.New("no logs to read: give log files, or - for standard input"))
+	case stdin > 1:
+		errs = append(errs, errors.New("standard input (-) is given more than once"))
+	}
+	if len(errs) > 0 {
+		return o, joinErrors(errs)
+	}
+	return o, nil
+}
+
+// runAudit runs "caddy robots audit": it reads the logs (stdin for "-"),
+// writes the report to the output file or out, and warnings to errOut.
+func runAudit(fl caddycmd.Flags, stdin io.Reader, out, errOut io.Writer, now time.Time) (int, error) {
+	o, err := readAuditOptions(fl, now)
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots audit: %w", err)
+	}
+	// Every file must open before any is read: a typo in the tenth name
+	// should not cost reading the first nine.
+	files := make(map[string]*os.File, len(o.inputs))
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, in := range o.inputs {
+		if in == "-" {
+			continue
+		}
+		f, err := os.Open(in)
+		if err != nil {
+			return exitUsage, fmt.Errorf("robots audit: %w", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return exitUsage, fmt.Errorf("robots audit: %s is a directory", in)
+		}
+		files[in] = f
+	}
+	a := audit.New(o.opts)
+	for _, in := range o.inputs {
+		var r io.Reader = stdin
+		if in != "-" {
+			r = files[in]
+		}
+		st, err := a.Read(in, r)
+		if err != nil {
+			return exitUsage, fmt.Errorf("robots audit: %w", err)
+		}
+		if st.Warning != "" {
+			fmt.Fprintf(errOut, "robots audit: %s: %s\n", in, st.Warning)
+		}
+		if f := files[in]; f != nil {
+			f.Close()
+			delete(files, in)
+		}
+	}
+	return writeAuditReport(a.Report(), o, out)
+}
+
+// writeAuditReport writes the report to o.output, or to out.
+func writeAuditReport(r *audit.Report, o auditOptions, out io.Writer) (int, error) {
+	if o.output == "" {
+		if err := r.Write(out, o.format); err != nil {
+			return exitUsage, fmt.Errorf("robots audit: writing the report: %w", err)
+		}
+		return exitOK, nil
+	}
+	f, err := os.Create(o.output)
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots audit: %w", err)
+	}
+	err = r.Write(f, o.format)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots audit: writing %s: %w", o.output, err)
+	}
+	return exitOK, nil
+}

@@ -1,0 +1,414 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// newCheckCommand returns "caddy robots check".
+func newCheckCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check --robots <file|url> --ua <user-agent> [--wildcard bots|all|none] [--json] <url-or-path>...",
+		Short: "Says whether a User-Agent may fetch targets, and why",
+		Long: `
+Decides, for each target, whether a client sending the given User-Agent may
+fetch it under a robots.txt, exactly as the robots_enforce handler decides a
+request: the verdict (allow or deny), the reason, the product token and the
+group that applied, the deciding rule and its line, and the reading of the
+target that decided.
+
+--robots names a robots.txt file, or an http or https URL to fetch it from
+(as "source url" does: redirects are followed; a 4xx answer means no rules
+apply, a 5xx answer or an HTML page means complete disallow for crawlers).
+--ua takes a whole User-Agent header or a bare product token such as GPTBot;
+--ua "" checks a request without one. A target is a path ("/private/x?y=1")
+or an http or https URL, whose host is ignored: the robots.txt of --robots
+applies to it.
+
+--wildcard, --unreachable, --allow-agents and --max-size mean what the
+handler's wildcard, unreachable, allow_agents and max_size mean, with the
+same defaults.
+
+With --json, each target's result is one JSON object on a line of its own.
+
+Exit status: 0 when every target is allowed, 1 when one is disallowed, 2 on
+a usage error, a robots.txt file that cannot be read, or a URL that gives
+no HTTP response.`,
+		Example: `  $ caddy robots check --robots robots.txt --ua GPTBot /blog/post.html
+  $ caddy robots check --robots https://example.com/robots.txt \
+        --ua "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" \
+        --json / /private/report.html`,
+	}
+	fs := cmd.Flags()
+	fs.StringP("robots", "r", "", "robots.txt file, or http or https URL")
+	fs.String("ua", "", `User-Agent header or product token (--ua "" for none)`)
+	fs.String("wildcard", "bots", `whom the "*" group binds: bots, all or none`)
+	fs.String("unreachable", "deny", "what applies while a robots.txt URL cannot be fetched: deny or allow")
+	fs.StringSlice("allow-agents", nil, "product tokens never enforced")
+	fs.String("max-size", "", "how much of robots.txt is parsed, e.g. 1MiB (default 500KiB)")
+	fs.Bool("json", false, "print one JSON object per target")
+	cmd.RunE = robotsRunE(runCheck)
+	cmd.DisableFlagsInUseLine = true // Use spells them out
+	return cmd
+}
+
+// checkOptions are the flags and arguments of "caddy robots check".
+type checkOptions struct {
+	robots      string
+	userAgent   string
+	policy      enforce.Policy
+	unreachable enforce.UnreachablePolicy
+	maxSize     int
+	json        bool
+	targets     []string
+}
+
+// readCheckOptions reads and checks the flags and arguments of check.
+func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
+	o := checkOptions{
+		robots:    fl.String("robots"),
+		userAgent: fl.String("ua"),
+		json:      fl.Bool("json"),
+		targets:   fl.Args(),
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.robots == "" {
+		bad("--robots is required: a robots.txt file or URL")
+	} else if isRobotsURL(o.robots) && urlHost(o.robots) == "" {
+		bad("--robots %q: a URL with no host", o.robots)
+	}
+	if !fl.Changed("ua") {
+		bad(`--ua is required: a User-Agent header or product token (--ua "" for none)`)
+	}
+	var err error
+	if o.policy.Wildcard, err = enforce.ParseWildcardPolicy(fl.String("wildcard")); err != nil {
+		bad("--wildcard: %w", err)
+	}
+	switch u := fl.String("unreachable"); u {
+	case "deny":
+		o.unreachable = enforce.UnreachableDisallow
+	case "allow":
+		o.unreachable = enforce.UnreachableAllow
+	default:
+		bad("--unreachable %q: want deny or allow", u)
+	}
+	if o.policy.AllowAgents, err = fl.GetStringSlice("allow-agents"); err != nil {
+		bad("--allow-agents: %w", err)
+	}
+	for _, a := range o.policy.AllowAgents {
+		if a == "" || strings.Trim(a, checkTokenChars) != "" {
+			bad("--allow-agents %q: a product token is letters, '-' and '_' only", a)
+		}
+	}
+	if o.maxSize, err = parseMaxSize(fl.String("max-size")); err != nil {
+		errs = append(errs, err)
+	}
+	if len(o.targets) == 0 {
+		bad("no target: give one or more paths or URLs to check")
+	}
+	for _, t := range o.targets {
+		if !strings.HasPrefix(t, "/") && !isRobotsURL(t) && t != "*" {
+			bad(`target %q: want a path starting with "/", an http or https URL, or "*"`, t)
+		}
+	}
+	if len(errs) > 0 {
+		return o, fmt.Errorf("robots check: %w", joinErrors(errs))
+	}
+	return o, nil
+}
+
+// checkTokenChars are the octets of a product token (RFC 9309 §2.2.1).
+const checkTokenChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+
+// runCheck is "caddy robots check".
+func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
+	o, err := readCheckOptions(fl)
+	if err != nil {
+		return exitUsage, err
+	}
+	snap, err := checkSnapshot(o)
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots check: %w", err)
+	}
+	classifier := enforce.NewClassifier(enforce.ClassifierCacheSize)
+	decider := enforce.NewDecider(o.policy, classifier)
+	toks := enforce.Tokenize(o.userAgent)
+	class := classifier.Classify(&toks)
+
+	results := make([]checkResult, 0, len(o.targets))
+	status := exitOK
+	now := time.Now()
+	for _, target := range o.targets {
+		var rd enforce.Readings
+		dec := decider.Decide(snap, enforce.Request{Target: target, UserAgent: o.userAgent, Now: now}, &rd)
+		results = append(results, newCheckResult(target, o.userAgent, &dec, &rd))
+		if !dec.Allowed {
+			status = exitFindings
+		}
+	}
+	if o.json {
+		err = writeCheckJSON(out, results)
+	} else {
+		err = writeCheckText(out, o, snap, class, results)
+	}
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots check: writing the result: %w", err)
+	}
+	return status, nil
+}
+
+// checkSnapshot reads the robots.txt of --robots through the source the
+// handler would use for it: a FileSource for a file, a Store with a fixed
+// URL for a URL. A URL that gives no HTTP response at all is an input
+// error; any answer is a snapshot to decide with, as the handler would.
+func checkSnapshot(o checkOptions) (*enforce.Snapshot, error) {
+	if !isRobotsURL(o.robots) {
+		src, err := enforce.NewFileSource(enforce.FileConfig{Path: o.robots, MaxSize: o.maxSize})
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		return src.Snapshot(context.Background(), "file"), nil
+	}
+	cfg := enforce.StoreConfig{
+		URL:         o.robots,
+		Fetcher:     &enforce.HTTPFetcher{Client: &http.Client{}, UserAgent: internalUserAgent},
+		MaxSize:     o.maxSize,
+		Unreachable: o.unreachable,
+	}
+	if strings.HasPrefix(o.robots, "http://") {
+		cfg.Scheme = "http"
+	}
+	store, err := enforce.NewStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	snap := store.Snapshot(context.Background(), urlHost(o.robots))
+	if snap.Access == enforce.AccessUnreachable && snap.HTTPStatus == 0 {
+		return nil, fmt.Errorf("robots.txt %s is unreachable, no HTTP response: %s", o.robots, snap.Err)
+	}
+	return snap, nil
+}
+
+// checkResult is the result of one target: the decision, with what the
+// compliance record would say of it. Its JSON form is a contract: fields
+// may be added, none will change meaning.
+type checkResult struct {
+	// Target is the target as given.
+	Target  string `json:"target"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Agent is the product token the decision is about.
+	Agent        string `json:"agent"`
+	BotClass     string `json:"bot_class"`
+	Automation   string `json:"automation"`
+	GroupLine    int    `json:"group_line"`
+	RuleKind     string `json:"rule_kind"` // "allow", "disallow", or "" for none
+	Rule         string `json:"rule"`
+	RuleLine     int    `json:"rule_line"`
+	Reading      string `json:"reading"`
+	ReadingPath  string `json:"reading_path"` // the target as that reading reads it
+	UserAgent    string `json:"user_agent"`
+	RobotsSource string `json:"robots_source"`
+	RobotsAccess string `json:"robots_access"`
+	RobotsStatus int    `json:"robots_status"` // HTTP status; 0 for a file
+	RobotsHash   string `json:"robots_hash"`
+	RobotsError  string `json:"robots_error"`
+
+	dec enforce.Decision // Path copied out of the Readings
+}
+
+func newCheckResult(target, ua string, dec *enforce.Decision, rd *enforce.Readings) checkResult {
+	snap := dec.Snapshot
+	r := checkResult{
+		Target:       target,
+		Verdict:      checkVerdictText(dec.Allowed),
+		Reason:       dec.Reason.String(),
+		Agent:        dec.Token,
+		BotClass:     botClass(dec),
+		Automation:   dec.Classification.Automation.String(),
+		GroupLine:    dec.Verdict.GroupLine,
+		Rule:         dec.Verdict.Rule.Pattern,
+		RuleLine:     dec.Verdict.Rule.Line,
+		Reading:      dec.Reading.String(),
+		ReadingPath:  strings.Clone(dec.Path),
+		UserAgent:    ua,
+		RobotsSource: snap.Source,
+		RobotsAccess: snap.Access.String(),
+		RobotsStatus: snap.HTTPStatus,
+		RobotsHash:   snap.Hash,
+		RobotsError:  snap.Err,
+		dec:          *dec,
+	}
+	if r.RuleLine > 0 {
+		r.RuleKind = checkRuleKind(dec.Verdict.Rule.Allow)
+	}
+	for i := 0; i < rd.Len(); i++ {
+		if b, kind := rd.At(i); kind == dec.Reading {
+			r.ReadingPath = string(b)
+		}
+	}
+	r.dec.Path = strings.Clone(dec.Path)
+	return r
+}
+
+// checkVerdictText names a verdict as the compliance record does.
+func checkVerdictText(allowed bool) string {
+	if allowed {
+		return "allow"
+	}
+	return "deny"
+}
+
+// checkRuleKind names a rule's kind as the JSON output does.
+func checkRuleKind(allow bool) string {
+	if allow {
+		return "allow"
+	}
+	return "disallow"
+}
+
+// writeCheckJSON writes each result as a JSON object on a line of its own.
+func writeCheckJSON(out io.Writer, results []checkResult) error {
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for i := range results {
+		if err := enc.Encode(&results[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCheckText writes what the robots.txt and the User-Agent are, then a
+// block per target.
+func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class enforce.Classification, results []checkResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "robots.txt: %s (%s)\n", o.robots, checkSnapshotText(snap))
+	ua := "none"
+	if o.userAgent != "" {
+		ua = fmt.Sprintf("%q", o.userAgent)
+	}
+	fmt.Fprintf(&b, "user agent: %s, %s\n", ua, checkAutomationText(class))
+	for i := range results {
+		r := &results[i]
+		fmt.Fprintf(&b, "\n%s: %s\n", r.Target, r.Verdict)
+		fmt.Fprintf(&b, "  reason:  %s: %s\n", r.Reason, checkReasonText(&r.dec, o.policy))
+		if r.dec.Reason != enforce.ReasonNamedGroup && r.dec.Reason != enforce.ReasonWildcardGroup {
+			continue
+		}
+		if r.GroupLine > 0 {
+			fmt.Fprintf(&b, "  group:   line %d (%s)\n", r.GroupLine, checkGroupText(&r.dec))
+		}
+		if r.RuleLine > 0 {
+			fmt.Fprintf(&b, "  rule:    line %d: %s\n", r.RuleLine, robotsRuleText(r.dec.Verdict.Rule.Allow, r.Rule))
+		} else {
+			b.WriteString("  rule:    none matches\n")
+		}
+		if r.dec.Reading == enforce.AsSent {
+			fmt.Fprintf(&b, "  reading: %s\n", r.Reading)
+		} else {
+			fmt.Fprintf(&b, "  reading: %s, %s\n", r.Reading, r.ReadingPath)
+		}
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// checkSnapshotText says what a snapshot holds, for the first line of a check.
+func checkSnapshotText(s *enforce.Snapshot) string {
+	if s.Access != enforce.AccessAvailable {
+		if s.Err == "" {
+			return s.Access.String()
+		}
+		return s.Access.String() + ": " + s.Err
+	}
+	t := "sha256 " + s.Hash
+	if s.FinalURL != "" {
+		t += ", from " + s.FinalURL
+	}
+	if s.Truncated {
+		t += ", only the first part parsed: see caddy robots lint"
+	}
+	return t
+}
+
+// checkAutomationText says whether, and why, the client counts as automated.
+func checkAutomationText(c enforce.Classification) string {
+	switch c.Automation {
+	case enforce.AutomatedNoUserAgent:
+		return "automated: no User-Agent"
+	case enforce.AutomatedCatalogue:
+		return fmt.Sprintf("automated: %s is a catalogued crawler or tool", c.Token)
+	case enforce.AutomatedKeyword:
+		return fmt.Sprintf("automated: %s is a bot-like product name", c.Token)
+	case enforce.AutomatedParser:
+		return "automated: github.com/mssola/useragent reads it as a bot"
+	}
+	return "not automated: a browser, as far as the header tells"
+}
+
+// checkReasonText explains a decision's reason in words.
+func checkReasonText(dec *enforce.Decision, p enforce.Policy) string {
+	switch dec.Reason {
+	case enforce.ReasonNamedGroup:
+		return fmt.Sprintf("a group names %s", dec.Token)
+	case enforce.ReasonWildcardGroup:
+		if p.Wildcard == enforce.WildcardAll {
+			return `no group names the client, and the "*" group binds every client (--wildcard all)`
+		}
+		return `no group names the client, and the "*" group binds it as an automated client`
+	case enforce.ReasonNoGroup:
+		return `no group names the client, and there is no "*" group`
+	case enforce.ReasonNotAutomated:
+		if p.Wildcard == enforce.WildcardNone {
+			return `no group names the client, and the "*" group binds nobody (--wildcard none)`
+		}
+		if dec.Snapshot.Robots == nil {
+			return "robots.txt is unreachable, which disallows only automated clients, and this one does not look automated"
+		}
+		return `no group names the client, and the "*" group binds only automated clients, which this one does not look like`
+	case enforce.ReasonRobotsTxt:
+		return "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+	case enforce.ReasonUnreachable:
+		return "robots.txt is unreachable: complete disallow for crawlers (RFC 9309 §2.3.1.4)"
+	case enforce.ReasonUnavailable:
+		if dec.Snapshot.Access == enforce.AccessUnavailable {
+			return "robots.txt is unavailable, the server says there is none: no rules apply (RFC 9309 §2.3.1.3)"
+		}
+		return "robots.txt is unreachable, and --unreachable allow lets every client pass"
+	case enforce.ReasonAllowListed:
+		return fmt.Sprintf("%s is in --allow-agents", dec.Token)
+	case enforce.ReasonNoPath:
+		return "the target has no path a rule could apply to"
+	}
+	return dec.Reason.String()
+}
+
+// checkGroupText names the group that decided.
+func checkGroupText(dec *enforce.Decision) string {
+	if dec.Reason == enforce.ReasonWildcardGroup {
+		return `the "*" group`
+	}
+	return "the group naming " + dec.Token
+}
+
+// robotsRuleText writes a rule as a robots.txt line.
+func robotsRuleText(allow bool, pattern string) string {
+	if allow {
+		return "Allow: " + pattern
+	}
+	return "Disallow: " + pattern
+}

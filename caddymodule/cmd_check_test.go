@@ -1,0 +1,207 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// User-Agent headers of the check tests.
+const (
+	cmdGPTBot    = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	cmdGooglebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	cmdChrome    = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+)
+
+const (
+	cmdDemo = "../testdata/demo/robots.txt"
+	cmdShop = "testdata/commands/shop.txt"
+)
+
+// TestCheckGolden checks the text and JSON output of caddy robots check,
+// and its exit status: 0 when every target is allowed, 1 when one is not.
+func TestCheckGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"demo-gptbot", []string{"--robots", cmdDemo, "--ua", cmdGPTBot, "/blog/post.html", "/robots.txt"}, 1},
+		{"demo-token", []string{"--robots", cmdDemo, "--ua", "ClaudeBot", "/"}, 1},
+		{"demo-curl", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0",
+			"/private/report.html", "/private/press/release.html", "/pub/..%2Fprivate/report.html", "//private/x", "/index.html"}, 1},
+		{"demo-browser", []string{"--robots", cmdDemo, "--ua", cmdChrome, "/private/report.html"}, 0},
+		{"demo-browser-all", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--wildcard", "all", "/private/report.html"}, 1},
+		{"demo-no-ua", []string{"--robots", cmdDemo, "--ua", "", "/private/report.html", "*"}, 1},
+		{"demo-no-ua-none", []string{"--robots", cmdDemo, "--ua", "", "--wildcard", "none", "/private/report.html"}, 0},
+		{"shop-googlebot", []string{"--robots", cmdShop, "--ua", cmdGooglebot,
+			"/checkout/pay", "/drafts/a", "/internal/x", "/internal/press/y", "/fish", "/cart"}, 1},
+		{"shop-googlebot-news", []string{"--robots", cmdShop, "--ua", "Googlebot-News", "/checkout/pay", "/drafts/a"}, 1},
+		{"shop-crawler", []string{"--robots", cmdShop, "--ua", "ExampleCrawler/1.0",
+			"/catalog/shoes", "/catalog/shoes?color=red", "/search/q", "/data.json", "/data.json?v=2", "/account/help", "https://shop.example/account/orders"}, 1},
+		{"shop-bingbot", []string{"--robots", cmdShop, "--ua", "bingbot/2.0", "/cart", "/checkout/pay"}, 0},
+		{"shop-allow-listed", []string{"--robots", cmdShop, "--ua", "GPTBot", "--allow-agents", "gptbot", "/cart"}, 0},
+	}
+	for _, tt := range tests {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tt.name+"."+format, func(t *testing.T) {
+				args := append([]string{"check"}, tt.args...)
+				if format == "json" {
+					args = slices.Insert(args, 1, "--json")
+				}
+				out, status, err := cmdRun(t, args...)
+				if status != tt.status || err != nil {
+					t.Errorf("status %d, error %v; want %d, no error", status, err, tt.status)
+				}
+				if format == "json" {
+					for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+						if !json.Valid([]byte(line)) {
+							t.Errorf("not a JSON object: %s", line)
+						}
+					}
+				}
+				cmdGolden(t, "check-"+tt.name+"."+format, cmdTranscript(args, out))
+			})
+		}
+	}
+}
+
+// TestCheckUsage checks the usage and input errors of caddy robots check:
+// exit status 2, and an error that says what is wrong.
+func TestCheckUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in the error
+	}{
+		{"no robots", []string{"--ua", "GPTBot", "/"}, "--robots is required"},
+		{"no ua", []string{"--robots", cmdDemo, "/"}, "--ua is required"},
+		{"no target", []string{"--robots", cmdDemo, "--ua", "GPTBot"}, "no target"},
+		{"relative target", []string{"--robots", cmdDemo, "--ua", "GPTBot", "private/x"}, `target "private/x"`},
+		{"bad wildcard", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--wildcard", "some", "/"}, "--wildcard"},
+		{"bad unreachable", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--unreachable", "maybe", "/"}, "--unreachable"},
+		{"bad allow agent", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--allow-agents", "My Bot", "/"}, "--allow-agents"},
+		{"small max size", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--max-size", "100KiB", "/"}, "at least 500KiB"},
+		{"bad max size", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--max-size", "big", "/"}, "not a size"},
+		{"unknown flag", []string{"--robot", cmdDemo}, "unknown flag"},
+		{"missing file", []string{"--robots", "testdata/commands/missing.txt", "--ua", "GPTBot", "/"}, "no such file"},
+		{"directory", []string{"--robots", "testdata/commands", "--ua", "GPTBot", "/"}, "is a directory"},
+		{"url without host", []string{"--robots", "http:///robots.txt", "--ua", "GPTBot", "/"}, "no host"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, status, err := cmdRun(t, append([]string{"check"}, tt.args...)...)
+			if status != exitUsage || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("check %q: status %d, error %v; want %d, an error with %q", tt.args, status, err, exitUsage, tt.want)
+			}
+			if out != "" {
+				t.Errorf("check %q printed %q, want nothing", tt.args, out)
+			}
+		})
+	}
+}
+
+// cmdRobotsServer serves robots.txt answers on 127.0.0.1, by path.
+func cmdRobotsServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	demo := "User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte(demo))
+	})
+	mux.HandleFunc("/moved/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ok/robots.txt", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/missing/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.NotFound(w, r)
+	})
+	mux.HandleFunc("/error/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "database down", http.StatusInternalServerError)
+	})
+	mux.HandleFunc("/busy/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+	mux.HandleFunc("/html/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!doctype html><title>Sign in</title>\n"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// cmdCheckJSON runs caddy robots check --json and decodes its results.
+func cmdCheckJSON(t *testing.T, args ...string) ([]checkResult, int, error) {
+	t.Helper()
+	out, status, err := cmdRun(t, append([]string{"check", "--json"}, args...)...)
+	var results []checkResult
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() {
+		var r checkResult
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("decoding %q: %v", out, err)
+		}
+		results = append(results, r)
+	}
+	return results, status, err
+}
+
+// TestCheckURL checks --robots as a URL: fetched as the handler's url
+// source fetches it (RFC 9309 §2.3.1), with the same outcomes.
+func TestCheckURL(t *testing.T) {
+	srv := cmdRobotsServer(t)
+	tests := []struct {
+		name, path, ua string
+		extra          []string
+		status         int
+		verdict        string
+		reason         string
+		access         string
+	}{
+		{"available, named", "/ok/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
+		{"available, wildcard", "/ok/robots.txt", "curl/8.5.0", nil, 1, "deny", "wildcard_group", "available"},
+		{"redirected", "/moved/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
+		{"404: unavailable, all allowed", "/missing/robots.txt", "GPTBot", nil, 0, "allow", "unavailable", "unavailable"},
+		{"500: unreachable, crawler denied", "/error/robots.txt", "GPTBot", nil, 1, "deny", "unreachable", "unreachable"},
+		{"500: unreachable, browser passes", "/error/robots.txt", cmdChrome, nil, 0, "allow", "not_automated", "unreachable"},
+		{"500 with --unreachable allow", "/error/robots.txt", "GPTBot", []string{"--unreachable", "allow"}, 0, "allow", "unavailable", "unreachable"},
+		{"429: unreachable", "/busy/robots.txt", "GPTBot", nil, 1, "deny", "unreachable", "unreachable"},
+		{"HTML page: unreachable", "/html/robots.txt", "GPTBot", nil, 1, "deny", "unreachable", "unreachable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--robots", srv.URL + tt.path, "--ua", tt.ua, "/private/x"}, tt.extra...)
+			results, status, err := cmdCheckJSON(t, args...)
+			if status != tt.status || err != nil || len(results) != 1 {
+				t.Fatalf("check %q: status %d, error %v, %d results; want %d, no error, 1 result", args, status, err, len(results), tt.status)
+			}
+			r := results[0]
+			if r.Verdict != tt.verdict || r.Reason != tt.reason || r.RobotsAccess != tt.access || r.RobotsSource != srv.URL+tt.path {
+				t.Errorf("check %q = %s, %s, access %s, source %s; want %s, %s, access %s, source %s", args,
+					r.Verdict, r.Reason, r.RobotsAccess, r.RobotsSource, tt.verdict, tt.reason, tt.access, srv.URL+tt.path)
+			}
+		})
+	}
+
+	t.Run("text names the failure", func(t *testing.T) {
+		out, status, _ := cmdRun(t, "check", "--robots", srv.URL+"/error/robots.txt", "--ua", "GPTBot", "/")
+		if status != exitFindings || !strings.Contains(out, "(unreachable: fetching "+srv.URL+"/error/robots.txt: status 500") ||
+			!strings.Contains(out, "unreachable: robots.txt is unreachable: complete disallow for crawlers") {
+			t.Errorf("check on a 500: status %d, output:\n%s", status, out)
+		}
+	})
+
+	t.Run("no response is an input error", func(t *testing.T) {
+		closed := httptest.NewServer(http.NotFoundHandler())
+		url := closed.URL + "/robots.txt"
+		closed.Close()
+		out, status, err := cmdRun(t, "check", "--robots", url, "--ua", "GPTBot", "/")
+		if status != exitUsage || err == nil || !strings.Contains(err.Error(), "unreachable, no HTTP response") || out != "" {
+			t.Errorf("check on a closed port: status %d, error %v, output %q; want %d and an error", status, err, out, exitUsage)
+		}
+	})
+}

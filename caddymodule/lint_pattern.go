@@ -1,0 +1,127 @@
+package caddymodule
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// lintIndexPage reports whether an allow pattern names a directory index
+// page, which also allows the directory itself (see the rules package).
+func lintIndexPage(pattern string) bool {
+	return strings.Contains(pattern[strings.LastIndexByte(pattern, '/')+1:], "index.htm")
+}
+
+// A lintPattern is a rule's pattern read for analysis as the rules package
+// compiles it for matching: the literal segments between "*" wildcards, in
+// canonical form, the "$" anchor, and the pattern's length, which ranks it
+// (RFC 9309 §2.2.2).
+type lintPattern struct {
+	segs     []string // segs[0] may be empty; the others are not
+	anchored bool
+	length   int
+}
+
+// newLintPattern reads a pattern, or returns false for one it cannot read
+// exactly: one that matches no path (it starts with neither "/" nor "*"),
+// or one with an encoded "*" or "$" (%2A, %24), whose canonical form the
+// rules package ranks differently from the form it matches.
+func newLintPattern(text string) (lintPattern, bool) {
+	if text == "" || text[0] != '/' && text[0] != '*' {
+		return lintPattern{}, false
+	}
+	if u := strings.ToUpper(text); strings.Contains(u, "%2A") || strings.Contains(u, "%24") {
+		return lintPattern{}, false
+	}
+	p := lintPattern{length: len(rules.AppendCanonical(nil, text))}
+	t := text
+	if strings.HasSuffix(t, "$") {
+		p.anchored, t = true, t[:len(t)-1]
+	}
+	for i, part := range strings.Split(t, "*") {
+		if i > 0 && part == "" {
+			continue
+		}
+		p.segs = append(p.segs, string(rules.AppendCanonical(nil, part)))
+	}
+	if strings.HasSuffix(t, "*") {
+		p.anchored = false
+	}
+	return p, true
+}
+
+// equal reports whether p and q match the same paths with the same rank.
+func (p lintPattern) equal(q lintPattern) bool {
+	return p.anchored == q.anchored && p.length == q.length && slices.Equal(p.segs, q.segs)
+}
+
+// matchesEverything reports whether p matches every path: "/", "/*", "*".
+func (p lintPattern) matchesEverything() bool {
+	return !p.anchored && len(p.segs) == 1 && (p.segs[0] == "/" || p.segs[0] == "")
+}
+
+// exact reports whether p matches one path only: "/a$".
+func (p lintPattern) exact() bool { return p.anchored && len(p.segs) == 1 }
+
+// match reports whether p matches path, a path in canonical form: its
+// first segment starts the path, each later one follows the one before,
+// found at its leftmost place, and with "$" the last one ends the path.
+func (p lintPattern) match(path string) bool {
+	if !strings.HasPrefix(path, p.segs[0]) {
+		return false
+	}
+	pos, last := len(p.segs[0]), len(p.segs)-1
+	if last == 0 {
+		return !p.anchored || pos == len(path)
+	}
+	for _, seg := range p.segs[1:last] {
+		i := strings.Index(path[pos:], seg)
+		if i < 0 {
+			return false
+		}
+		pos += i + len(seg)
+	}
+	seg := p.segs[last]
+	if p.anchored {
+		return len(path)-len(seg) >= pos && strings.HasSuffix(path, seg)
+	}
+	return strings.Contains(path[pos:], seg)
+}
+
+// covers reports whether p matches every path q matches. The test is
+// sufficient, not necessary: an exact q is matched against p; otherwise p's
+// first segment must start q's, each of p's later segments must lie, in
+// order, within one of q's literal segments (which every path q matches
+// holds, in order), and p's "$" needs q's "$" and p's last segment at the
+// end of q's.
+func (p lintPattern) covers(q lintPattern) bool {
+	if q.exact() {
+		return p.match(q.segs[0])
+	}
+	if p.anchored && (!q.anchored || len(p.segs) == 1) || !strings.HasPrefix(q.segs[0], p.segs[0]) {
+		return false
+	}
+	free := len(p.segs) // p's segments that may lie anywhere after the first
+	if p.anchored {
+		free--
+	}
+	j, k := 0, len(p.segs[0]) // where in q's segments the search goes on
+	for _, seg := range p.segs[1:free] {
+		for {
+			if i := strings.Index(q.segs[j][k:], seg); i >= 0 {
+				k += i + len(seg)
+				break
+			}
+			if j++; j == len(q.segs) {
+				return false
+			}
+			k = 0
+		}
+	}
+	if !p.anchored {
+		return true
+	}
+	seg, qLast := p.segs[len(p.segs)-1], len(q.segs)-1
+	return strings.HasSuffix(q.segs[qLast], seg) && (j < qLast || len(q.segs[qLast])-len(seg) >= k)
+}
