@@ -13,11 +13,12 @@ func lintIndexPage(pattern string) bool {
 	return strings.Contains(pattern[strings.LastIndexByte(pattern, '/')+1:], "index.htm")
 }
 
-// A lintPattern is a rule's pattern read for analysis as the rules package
-// compiles it for matching: the literal segments between "*" wildcards, in
-// canonical form, the "$" anchor, and the pattern's length, which ranks it
-// (RFC 9309 §2.2.2).
+// A lintPattern is a rule's pattern as the rules package compiles it for
+// matching (the literal segments between "*" wildcards, in canonical form,
+// the "$" anchor, and the pattern's length, which ranks it, RFC 9309
+// §2.2.2), read for analysis.
 type lintPattern struct {
+	compiled rules.Pattern
 	segs     []string // segs[0] may be empty; the others are not
 	anchored bool
 	length   int
@@ -34,21 +35,8 @@ func newLintPattern(text string) (lintPattern, bool) {
 	if u := strings.ToUpper(text); strings.Contains(u, "%2A") || strings.Contains(u, "%24") {
 		return lintPattern{}, false
 	}
-	p := lintPattern{length: len(rules.AppendCanonical(nil, text))}
-	t := text
-	if strings.HasSuffix(t, "$") {
-		p.anchored, t = true, t[:len(t)-1]
-	}
-	for i, part := range strings.Split(t, "*") {
-		if i > 0 && part == "" {
-			continue
-		}
-		p.segs = append(p.segs, string(rules.AppendCanonical(nil, part)))
-	}
-	if strings.HasSuffix(t, "*") {
-		p.anchored = false
-	}
-	return p, true
+	c := rules.CompilePattern(text)
+	return lintPattern{compiled: c, segs: c.Segments(), anchored: c.Anchored(), length: c.Priority()}, true
 }
 
 // equal reports whether p and q match the same paths with the same rank.
@@ -64,30 +52,9 @@ func (p lintPattern) matchesEverything() bool {
 // exact reports whether p matches one path only: "/a$".
 func (p lintPattern) exact() bool { return p.anchored && len(p.segs) == 1 }
 
-// match reports whether p matches path, a path in canonical form: its
-// first segment starts the path, each later one follows the one before,
-// found at its leftmost place, and with "$" the last one ends the path.
-func (p lintPattern) match(path string) bool {
-	if !strings.HasPrefix(path, p.segs[0]) {
-		return false
-	}
-	pos, last := len(p.segs[0]), len(p.segs)-1
-	if last == 0 {
-		return !p.anchored || pos == len(path)
-	}
-	for _, seg := range p.segs[1:last] {
-		i := strings.Index(path[pos:], seg)
-		if i < 0 {
-			return false
-		}
-		pos += i + len(seg)
-	}
-	seg := p.segs[last]
-	if p.anchored {
-		return len(path)-len(seg) >= pos && strings.HasSuffix(path, seg)
-	}
-	return strings.Contains(path[pos:], seg)
-}
+// match reports whether p matches path, a path in canonical form, as the
+// matcher does.
+func (p lintPattern) match(path string) bool { return p.compiled.Match(path) }
 
 // covers reports whether p matches every path q matches. The test is
 // sufficient, not necessary: an exact q is matched against p; otherwise p's

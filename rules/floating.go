@@ -37,7 +37,7 @@ var isDelimiter = [256]bool{'/': true, '?': true, '&': true, '=': true, '.': tru
 // if there are any. It returns nil when the rule is better filed by its
 // prefix: when the prefix is more than one octet long, or no later segment
 // is long enough for a key.
-func keyCandidates(p *pattern) []uint32 {
+func keyCandidates(p *Pattern) []uint32 {
 	if len(p.segs) < 2 || len(p.prefix()) > 1 {
 		return nil
 	}

@@ -24,8 +24,8 @@ type Group struct {
 
 // compiled is one rule ready for matching.
 type compiled struct {
-	pat      pattern
-	priority int // octet length of the normalised pattern
+	pat      Pattern
+	priority int // pat.Priority(), kept beside allow for sorting
 	allow    bool
 	rule     *Rule
 }
@@ -158,12 +158,8 @@ func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
 }
 
 func compileRule(rule *Rule, text string) compiled {
-	return compiled{
-		pat:      compilePattern(text),
-		priority: len(canonical(text, false)),
-		allow:    rule.Allow,
-		rule:     rule,
-	}
+	pat := CompilePattern(text)
+	return compiled{pat: pat, priority: pat.priority, allow: rule.Allow, rule: rule}
 }
 
 // indexPageDirectory returns the extra pattern an allow rule for a directory

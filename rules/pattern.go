@@ -1,9 +1,13 @@
 package rules
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// A pattern is a rule's path pattern compiled for matching (RFC 9309 §2.2.2
-// and §2.2.3).
+// A Pattern is a rule's path pattern compiled for matching (RFC 9309 §2.2.2
+// and §2.2.3). It is exported for tools that reason about rules, such as a
+// linter, so that they read patterns exactly as the matcher does.
 //
 // The pattern text is split at each "*" wildcard into literal segments, held
 // in matching form (see encoding.go). The first segment must start the path;
@@ -17,16 +21,20 @@ import "strings"
 // segment can only gain room from an earlier segment placed further left.
 // Matching is therefore linear in the length of the path, with no
 // backtracking, whatever the number of wildcards.
-type pattern struct {
+type Pattern struct {
 	// segs holds the literal segments; segs[0] may be empty (the pattern
 	// starts with "*"), every other segment is non-empty.
 	segs []string
 	// anchored is set when the pattern ends with "$" after a literal.
 	anchored bool
+	// priority is the octet length of the normalised pattern, "*" and "$"
+	// included: the longest match wins (RFC 9309 §2.2.2).
+	priority int
 }
 
-// compilePattern compiles a pattern as written in robots.txt.
-func compilePattern(text string) pattern {
+// CompilePattern compiles a pattern as written in robots.txt.
+func CompilePattern(text string) Pattern {
+	priority := len(canonical(text, false)) // of the pattern as written, "$" included
 	anchored := strings.HasSuffix(text, "$")
 	if anchored {
 		text = text[:len(text)-1]
@@ -42,15 +50,30 @@ func compilePattern(text string) pattern {
 		// "/a*" and "/a*$" both match every path that starts with "/a".
 		anchored = false
 	}
-	return pattern{segs: segs, anchored: anchored}
+	return Pattern{segs: segs, anchored: anchored, priority: priority}
 }
 
+// Segments returns the literal segments between the pattern's wildcards, in
+// matching form (see AppendCanonical); the first may be empty.
+func (p *Pattern) Segments() []string { return slices.Clone(p.segs) }
+
+// Anchored reports whether the last segment must end the path ("$").
+func (p *Pattern) Anchored() bool { return p.anchored }
+
+// Priority returns the octet length of the normalised pattern, by which the
+// longest match wins.
+func (p *Pattern) Priority() int { return p.priority }
+
+// Match reports whether path, in the form AppendCanonicalTarget makes,
+// matches the pattern.
+func (p *Pattern) Match(path string) bool { return p.match(path) }
+
 // prefix returns the literal text every matching path starts with.
-func (p *pattern) prefix() string { return p.segs[0] }
+func (p *Pattern) prefix() string { return p.segs[0] }
 
 // matchRest reports whether path matches the pattern, given that path is
 // already known to start with p.prefix().
-func (p *pattern) matchRest(path string) bool {
+func (p *Pattern) matchRest(path string) bool {
 	pos := len(p.segs[0])
 	last := len(p.segs) - 1
 	if last == 0 {
@@ -71,6 +94,6 @@ func (p *pattern) matchRest(path string) bool {
 }
 
 // match reports whether path, in matching form, matches the pattern.
-func (p *pattern) match(path string) bool {
+func (p *Pattern) match(path string) bool {
 	return strings.HasPrefix(path, p.segs[0]) && p.matchRest(path)
 }
