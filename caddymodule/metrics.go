@@ -88,7 +88,7 @@ func (m *metrics) count(dec *enforce.Decision, mode string) {
 		m.browserAllow[mode].Inc()
 		return
 	}
-	verdict := boxedVerdict[b2i(dec.Allowed)].(string)
+	verdict := verdictName(dec.Allowed)
 	if dec.Reason != enforce.ReasonNamedGroup {
 		m.decisions.WithLabelValues(verdict, mode, "_other").Inc()
 		return

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -93,15 +94,17 @@ type Handler struct {
 	// LogAllowed also records allowed requests of automated clients.
 	LogAllowed bool `json:"log_allowed,omitempty"`
 
-	logger   *zap.Logger
-	source   enforce.Source
-	upstream *upstreamFetcher // set for the upstream source
-	decider  *enforce.Decider
-	fetchers *robotsFetchers
-	metrics  *metrics
-	enforce  bool
-	denyBody []byte
-	fixed    string // the host key of a url, file or inline source
+	logger    *zap.Logger
+	source    enforce.Source
+	upstream  *upstreamFetcher // set for the upstream source
+	decider   *enforce.Decider
+	readings  *sync.Pool // of *enforce.Readings, scratch space for decisions
+	providers *providerCache
+	fetchers  *robotsFetchers
+	metrics   *metrics
+	enforce   bool
+	denyBody  []byte
+	fixed     string // the host key of a url, file or inline source
 	// transport carries the requests that leave Caddy (url source,
 	// redirects to other hosts); its idle connections close with the
 	// handler.
@@ -161,6 +164,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.decider = enforce.NewDecider(enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents}, nil)
 	h.fetchers = newRobotsFetchers(defaultTrackedFetchers)
+	h.readings = &sync.Pool{New: func() any { return new(enforce.Readings) }}
+	h.providers = new(providerCache)
 	h.metrics, err = newMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)

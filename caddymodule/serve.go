@@ -14,33 +14,13 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
 
-// Placeholder names; see Handler.
-const (
-	phVerdict  = "http.robots_enforce.verdict"
-	phReason   = "http.robots_enforce.reason"
-	phAgent    = "http.robots_enforce.agent"
-	phRule     = "http.robots_enforce.rule"
-	phRuleLine = "http.robots_enforce.rule_line"
-)
-
-// Placeholder values that are the same for many requests are boxed once, so
-// that setting them costs no allocation.
-var (
-	boxedVerdict = [2]any{"deny", "allow"}
-	boxedReason  = func() (b [enforce.ReasonNoPath + 1]any) {
-		for i := range b {
-			b[i] = enforce.Reason(i).String()
-		}
-		return b
-	}()
-)
-
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if h.upstream != nil {
 		h.upstream.remember(r, next)
 	}
-	if r.Context().Value(internalKey{}) != nil {
+	ua := r.Header.Get("User-Agent")
+	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
 		return next.ServeHTTP(w, r) // the handler's own robots.txt request
 	}
 	// The target as the client sent it, before any rewrite: Caddy keeps
@@ -50,12 +30,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !ok || orig.URL == nil {
 		orig = *r
 	}
-	ua := r.Header.Get("User-Agent")
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if orig.URL.Path == "/robots.txt" {
 		h.fetchers.note(r.Host, ua, time.Now())
 		if repl != nil {
-			h.setPlaceholders(repl, &enforce.Decision{Allowed: true, Reason: enforce.ReasonRobotsTxt})
+			repl.Map(constantProviders[enforce.ReasonRobotsTxt][1])
 		}
 		return next.ServeHTTP(w, r)
 	}
@@ -66,8 +45,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.upstream.rememberVars(r.Host, r)
 	}
 	snap := h.source.Snapshot(r.Context(), key)
-	var rd enforce.Readings
-	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua, Now: time.Now()}, &rd)
+	// A decision's Path points into its Readings, which would therefore
+	// leave the stack with the decision: pooled, they cost no allocation.
+	rd := h.readings.Get().(*enforce.Readings)
+	defer h.readings.Put(rd)
+	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua}, rd)
 
 	if repl != nil {
 		h.setPlaceholders(repl, &dec)
@@ -89,32 +71,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", dec.Path, dec.Token, dec.Reason))
-}
-
-// setPlaceholders sets every placeholder, those that do not apply to dec
-// to "": Caddy leaves a placeholder that was never set as it is written,
-// which would put "{http.robots_enforce.rule}" in a header or a body.
-func (h *Handler) setPlaceholders(repl *caddy.Replacer, dec *enforce.Decision) {
-	repl.Set(phVerdict, boxedVerdict[b2i(dec.Allowed)])
-	repl.Set(phReason, boxedReason[dec.Reason])
-	var agent, rule string
-	var line any = ""
-	if botClass(dec) != classNotAutomated { // a browser has no agent, no rule
-		agent = dec.Token
-		if dec.Verdict.Rule.Line > 0 {
-			rule, line = dec.Verdict.Rule.Pattern, dec.Verdict.Rule.Line
-		}
-	}
-	repl.Set(phAgent, agent)
-	repl.Set(phRule, rule)
-	repl.Set(phRuleLine, line)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Bot classes of the compliance record.
@@ -145,7 +101,7 @@ func botClass(dec *enforce.Decision) string {
 // to the access log entry of the request. Its fields are a contract: see
 // the README's record schema.
 func (h *Handler) record(r *http.Request, orig *http.Request, ua string, dec *enforce.Decision) {
-	verdict := boxedVerdict[b2i(dec.Allowed)].(string)
+	verdict := verdictName(dec.Allowed)
 	class := botClass(dec)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
 		extra.Add(zap.String("robots_verdict", verdict))

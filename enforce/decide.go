@@ -16,7 +16,8 @@ type Request struct {
 	// UserAgent is the User-Agent header; "" when missing.
 	UserAgent string
 	// Now is when the request arrived; it tells whether the robots.txt in
-	// force before a change is still within its grace period.
+	// force before a change is still within its grace period. The zero
+	// value means the current time, read only for a denial that needs it.
 	Now time.Time
 }
 
@@ -166,7 +167,13 @@ func (d *Decider) readHeader(ua string, scratch *readHeader) *readHeader {
 // and headers of ordinary size it does not allocate.
 func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
 	dec := d.decide(snap, req, rd)
-	if !dec.Allowed && snap.Previous != nil && snap.InGrace(req.Now) {
+	if !dec.Allowed && snap.Previous != nil {
+		if req.Now.IsZero() {
+			req.Now = time.Now()
+		}
+		if !snap.InGrace(req.Now) {
+			return dec
+		}
 		prev := d.decide(snap.Previous, req, rd)
 		dec.Grace = prev.Allowed
 	}

@@ -1,0 +1,124 @@
+package caddymodule
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// Placeholder names; see Handler.
+const (
+	phVerdict  = "http.robots_enforce.verdict"
+	phReason   = "http.robots_enforce.reason"
+	phAgent    = "http.robots_enforce.agent"
+	phRule     = "http.robots_enforce.rule"
+	phRuleLine = "http.robots_enforce.rule_line"
+)
+
+// placeholders are the values of the handler's placeholders for one
+// decision. They reach the request's Replacer as a provider (Replacer.Map),
+// not as five static values: a value is turned into a string only when a
+// placeholder is used, which is rarely, while setting static values would
+// allocate the Replacer's map on every request.
+type placeholders struct {
+	verdict, reason, agent, rule string
+	ruleLine                     int
+}
+
+// replace answers the handler's placeholders, "" for those that do not
+// apply: Caddy leaves a placeholder that nothing answers as it is written,
+// which would put "{http.robots_enforce.rule}" in a header or a body.
+func (p *placeholders) replace(key string) (any, bool) {
+	switch key {
+	case phVerdict:
+		return p.verdict, true
+	case phReason:
+		return p.reason, true
+	case phAgent:
+		return p.agent, true
+	case phRule:
+		return p.rule, true
+	case phRuleLine:
+		if p.ruleLine == 0 {
+			return "", true
+		}
+		return p.ruleLine, true
+	}
+	return nil, false
+}
+
+// constantProviders answer the decisions whose placeholders depend on the
+// verdict and reason alone (a browser, /robots.txt): built once, so that
+// registering them costs no allocation on the requests most sites get most.
+var constantProviders = func() (p [enforce.ReasonNoPath + 1][2]caddy.ReplacerFunc) {
+	for reason := range p {
+		for allowed, verdict := range [2]string{"deny", "allow"} {
+			vals := &placeholders{verdict: verdict, reason: enforce.Reason(reason).String()}
+			p[reason][allowed] = vals.replace
+		}
+	}
+	return p
+}()
+
+// maxCachedProviders bounds a providerCache. Its keys are the agent tokens
+// clients send (spelt as they choose) with the rules of every robots.txt
+// held; past the bound the cache starts again, empty.
+const maxCachedProviders = 4096
+
+// A providerCache holds the providers of automated clients' decisions: the
+// same crawler meets the same rules request after request, and building a
+// provider costs two allocations. It is safe for concurrent use.
+type providerCache struct {
+	m    sync.Map // placeholders → caddy.ReplacerFunc
+	size atomic.Int64
+}
+
+func (c *providerCache) get(vals placeholders) caddy.ReplacerFunc {
+	if f, ok := c.m.Load(vals); ok {
+		return f.(caddy.ReplacerFunc)
+	}
+	stored := vals
+	stored.agent = strings.Clone(vals.agent) // not a view of the request's header
+	f := caddy.ReplacerFunc(stored.replace)
+	if c.size.Add(1) > maxCachedProviders {
+		c.m.Clear()
+		c.size.Store(1)
+	}
+	c.m.Store(stored, f)
+	return f
+}
+
+// setPlaceholders makes the placeholders of dec available for the rest of
+// the route.
+func (h *Handler) setPlaceholders(repl *caddy.Replacer, dec *enforce.Decision) {
+	if botClass(dec) == classNotAutomated { // no agent, no rule
+		repl.Map(constantProviders[dec.Reason][b2i(dec.Allowed)])
+		return
+	}
+	repl.Map(h.providers.get(placeholders{
+		verdict:  verdictName(dec.Allowed),
+		reason:   dec.Reason.String(),
+		agent:    dec.Token,
+		rule:     dec.Verdict.Rule.Pattern,
+		ruleLine: dec.Verdict.Rule.Line,
+	}))
+}
+
+// verdictName names a verdict as records and placeholders do.
+func verdictName(allowed bool) string {
+	if allowed {
+		return "allow"
+	}
+	return "deny"
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

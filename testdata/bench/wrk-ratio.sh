@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# wrk-ratio.sh: the CPU a whole Caddy process spends per request with
+# robots_enforce, against the same site without it.
+#
+# It starts two Caddy processes on 127.0.0.1: one serving `respond "ok"`
+# behind robots_enforce (inline robots.txt, enforce mode), one serving the
+# same site without it. Each round drives each process in turn with the same
+# wrk load, once with a browser's User-Agent and once with a crawler's
+# (GPTBot, on a path its robots.txt group allows), reads the process's user
+# and system CPU time from /proc/PID/stat before and after, and divides it by
+# the requests wrk completed. The order of the two processes alternates from
+# round to round. It prints every run, then per User-Agent each round's
+# ratio with/without and their median.
+#
+# Usage, from the repository root (Linux, with wrk and curl installed):
+#
+#   testdata/bench/wrk-ratio.sh
+#   CADDY=/tmp/caddy ROUNDS=5 DURATION=10 testdata/bench/wrk-ratio.sh
+#
+# Settings, from the environment:
+#   CADDY        a Caddy binary with robots_enforce; default: ./cmd/caddy,
+#                built into a temporary directory
+#   ROUNDS       rounds (3)
+#   DURATION     seconds of load per run (10)
+#   CONNECTIONS  wrk connections (16), on one wrk thread
+#   PORT_WITH, PORT_WITHOUT  loopback ports (18091, 18092)
+#   CADDY_CPU, WRK_CPU       cores taskset pins Caddy and wrk to (1 and 0);
+#                            set both empty to not pin
+#
+# Only 127.0.0.1 is used. Every wrk run is bounded by DURATION (and killed
+# 15 s past it); a whole call takes about ROUNDS × 4 × (DURATION + 1) s plus
+# a few seconds of warm-up, about 2.5 minutes with the defaults. Both Caddy
+# processes are stopped on exit.
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-16}
+PORT_WITH=${PORT_WITH:-18091}
+PORT_WITHOUT=${PORT_WITHOUT:-18092}
+CADDY_CPU=${CADDY_CPU-1}
+WRK_CPU=${WRK_CPU-0}
+
+BROWSER_UA='Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+CRAWLER_UA='Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)'
+ALLOWED_PATH=/blog/2026/11/robots-enforce.html
+DENIED_PATH=/private/drafts/plan.html
+
+# Command prefixes pinning Caddy and wrk to their cores, or nothing.
+caddy_pin=() wrk_pin=()
+[[ -n $CADDY_CPU ]] && caddy_pin=(taskset -c "$CADDY_CPU")
+[[ -n $WRK_CPU ]] && wrk_pin=(taskset -c "$WRK_CPU")
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -z ${CADDY:-} ]]; then
+	echo "building ./cmd/caddy" >&2
+	go build -o "$work/caddy" ./cmd/caddy
+	CADDY=$work/caddy
+fi
+
+# site PORT WITH: a Caddyfile serving "ok" on PORT, behind robots_enforce
+# when WITH is 1.
+site() {
+	printf '{\n\tadmin off\n\tpersist_config off\n}\n'
+	printf 'http://:%s {\n\tbind 127.0.0.1\n' "$1"
+	if [[ $2 == 1 ]]; then
+		cat <<'EOF'
+	robots_enforce enforce {
+		source inline <<ROBOTS
+			User-agent: GPTBot
+			Disallow: /private/
+			Allow: /private/press/
+
+			User-agent: *
+			Disallow: /private/
+			Disallow: /search
+			ROBOTS
+	}
+EOF
+	fi
+	printf '\trespond "ok"\n}\n'
+}
+
+declare -A port pid
+port[with]=$PORT_WITH
+port[without]=$PORT_WITHOUT
+for variant in with without; do
+	site "${port[$variant]}" "$([[ $variant == with ]] && echo 1 || echo 0)" >"$work/$variant.caddyfile"
+	# taskset execs Caddy: $! is Caddy's own PID.
+	"${caddy_pin[@]}" "$CADDY" run --adapter caddyfile --config "$work/$variant.caddyfile" >"$work/$variant.log" 2>&1 &
+	pid[$variant]=$!
+	pids+=("$!")
+done
+for variant in with without; do
+	for _ in $(seq 50); do
+		curl -fso /dev/null "http://127.0.0.1:${port[$variant]}/" && break
+		sleep 0.2
+	done
+	curl -fso /dev/null "http://127.0.0.1:${port[$variant]}/" || {
+		echo "caddy ($variant robots_enforce) did not start:" >&2
+		cat "$work/$variant.log" >&2
+		exit 1
+	}
+done
+# The module must be in force in one, and only one, of the two.
+denied=$(curl -so /dev/null -w '%{http_code}' -A "$CRAWLER_UA" "http://127.0.0.1:${port[with]}$DENIED_PATH")
+passed=$(curl -so /dev/null -w '%{http_code}' -A "$CRAWLER_UA" "http://127.0.0.1:${port[without]}$DENIED_PATH")
+if [[ $denied != 403 || $passed != 200 ]]; then
+	echo "unexpected statuses: $denied with robots_enforce (want 403), $passed without (want 200)" >&2
+	exit 1
+fi
+
+cpu_ticks() { # user + system CPU of process $1, in clock ticks
+	local stat
+	stat=$(<"/proc/$1/stat")
+	stat=${stat##*) } # past the command name, which may hold spaces
+	awk '{ print $12 + $13 }' <<<"$stat"
+}
+
+load() { # load VARIANT UA SECONDS: run wrk, print the requests it completed
+	local out
+	out=$("${wrk_pin[@]}" timeout $(($3 + 15)) wrk -t1 -c"$CONNECTIONS" -d"${3}s" \
+		-H "User-Agent: $2" "http://127.0.0.1:${port[$1]}$ALLOWED_PATH")
+	if grep -q 'Non-2xx' <<<"$out"; then
+		echo "wrk saw errors against $1:" >&2
+		echo "$out" >&2
+		exit 1
+	fi
+	awk '/ requests in / { print $1 }' <<<"$out"
+}
+
+tck=$(getconf CLK_TCK)
+for variant in with without; do # warm up both
+	load "$variant" "$BROWSER_UA" 2 >/dev/null
+	load "$variant" "$CRAWLER_UA" 2 >/dev/null
+done
+
+declare -A per_req
+printf '%-5s  %-7s  %-7s  %10s  %8s  %12s\n' round ua caddy requests cpu_s cpu_us/req
+for round in $(seq "$ROUNDS"); do
+	order="without with"
+	((round % 2 == 0)) && order="with without"
+	for ua in browser crawler; do
+		header=$BROWSER_UA
+		[[ $ua == crawler ]] && header=$CRAWLER_UA
+		for variant in $order; do
+			before=$(cpu_ticks "${pid[$variant]}")
+			requests=$(load "$variant" "$header" "$DURATION")
+			after=$(cpu_ticks "${pid[$variant]}")
+			read -r cpu us <<<"$(awk -v t=$((after - before)) -v hz="$tck" -v n="$requests" \
+				'BEGIN { printf "%.2f %.3f", t / hz, t / hz / n * 1e6 }')"
+			per_req[$round,$ua,$variant]=$us
+			printf '%-5s  %-7s  %-7s  %10s  %8s  %12s\n' "$round" "$ua" "$variant" "$requests" "$cpu" "$us"
+		done
+	done
+done
+
+echo
+printf '%-7s  %-40s  %s\n' ua 'ratio with/without, by round' median
+for ua in browser crawler; do
+	ratios=()
+	for round in $(seq "$ROUNDS"); do
+		ratios+=("$(awk -v a="${per_req[$round,$ua,with]}" -v b="${per_req[$round,$ua,without]}" \
+			'BEGIN { printf "%.3f", a / b }')")
+	done
+	median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END {
+		printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	printf '%-7s  %-40s  %s\n' "$ua" "${ratios[*]}" "$median"
+done
