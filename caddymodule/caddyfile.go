@@ -44,7 +44,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    log_allowed
 //	}
 //
-// The inline text may be a heredoc (<<END ... END) or a quoted string.
+// The inline text is best a heredoc (<<END ... END); a quoted string works
+// when it holds real line breaks, since the Caddyfile does not read escapes
+// such as \n.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	if d.NextArg() {
