@@ -146,12 +146,14 @@ func NewDecider(p Policy, c *Classifier) *Decider {
 }
 
 // readHeader returns the tokens and classification of a User-Agent header.
-// The result must not be modified.
-func (d *Decider) readHeader(ua string, scratch *readHeader) *readHeader {
+// The result must not be modified. A header too long to cache is read anew
+// each time, into a value of its own: that costs those rare headers an
+// allocation, and every other decision nothing.
+func (d *Decider) readHeader(ua string) *readHeader {
 	if len(ua) > MaxCachedHeaderLength {
-		scratch.tokens = Tokenize(ua)
-		scratch.class = d.classifier.Classify(&scratch.tokens)
-		return scratch
+		h := &readHeader{tokens: Tokenize(ua)}
+		h.class = d.classifier.Classify(&h.tokens)
+		return h
 	}
 	return d.headers.get(ua, func(key string) readHeader {
 		h := readHeader{tokens: Tokenize(key)}
@@ -191,8 +193,7 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		dec.Reason = ReasonRobotsTxt
 		return dec
 	}
-	var scratch readHeader
-	h := d.readHeader(req.UserAgent, &scratch)
+	h := d.readHeader(req.UserAgent)
 	toks := &h.tokens
 	dec.Classification = h.class
 	if tok, ok := d.allowListed(toks); ok {
