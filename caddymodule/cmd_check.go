@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // newCheckCommand returns "caddy robots check".
@@ -107,7 +108,7 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 		bad("--allow-agents: %w", err)
 	}
 	for _, a := range o.policy.AllowAgents {
-		if a == "" || strings.Trim(a, checkTokenChars) != "" {
+		if !rules.IsProductToken(a) {
 			bad("--allow-agents %q: a product token is letters, '-' and '_' only", a)
 		}
 	}
@@ -127,9 +128,6 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 	}
 	return o, nil
 }
-
-// checkTokenChars are the octets of a product token (RFC 9309 §2.2.1).
-const checkTokenChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 
 // runCheck is "caddy robots check".
 func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {

@@ -266,7 +266,7 @@ func (h *Handler) Validate() error {
 		bad("fetch_timeout and max_hosts must not be negative")
 	}
 	for _, a := range h.AllowAgents {
-		if a == "" || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") != "" {
+		if !rules.IsProductToken(a) {
 			bad("allow_agents %q: a product token is letters, '-' and '_' only", a)
 		}
 	}

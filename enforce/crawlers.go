@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // crawlersTxt is the catalogue of automated clients; its header documents
@@ -147,15 +149,8 @@ func parseCatalogue(text string) ([]Crawler, []error) {
 	return out, errs
 }
 
-// isToken reports whether s is a non-empty run of [A-Za-z_-].
-func isToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isTokenChar(s[i]) {
-			return false
-		}
-	}
-	return s != ""
-}
+// isToken reports whether s is a whole product token, as rules reads one.
+func isToken(s string) bool { return rules.IsProductToken(s) }
 
 // catalogue is crawlers.txt, parsed once. It is never modified.
 var catalogue, _ = parseCatalogue(crawlersTxt)

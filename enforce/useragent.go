@@ -1,6 +1,10 @@
 package enforce
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
 
 // MaxUserAgentLength is the number of octets of a User-Agent header that are
 // read. Real headers are far shorter (the longest common ones, in-app
@@ -275,11 +279,9 @@ var byteClass = func() (c [256]uint8) {
 	return c
 }()
 
-// isTokenChar reports whether c may appear in a product token as rules reads
-// one: [A-Za-z_-].
-func isTokenChar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
-}
+// isTokenChar reports whether c may appear in a product token, as rules
+// reads one.
+func isTokenChar(c byte) bool { return rules.IsProductTokenChar(c) }
 
 // equalFold reports whether the [A-Za-z_-] tokens a and b are equal, ignoring
 // case. Within that alphabet, setting bit 0x20 folds case and nothing else.

@@ -141,7 +141,7 @@ func (p *parser) userAgent(num int, v string) {
 	case isGlobalAgent(v):
 		a.Global = true
 	default:
-		a.Token = agentToken(v)
+		a.Token = ProductToken(v)
 		if a.Token == "" {
 			p.diag(num, Error, CodeAgentInvalid, "user-agent %q has no product token ([A-Za-z_-]): it names no crawler", v)
 		} else if a.Token != v {
@@ -159,18 +159,26 @@ func isGlobalAgent(v string) bool {
 	return v == "*" || len(v) > 1 && v[0] == '*' && isSpace(v[1])
 }
 
-// agentToken returns the product token a user-agent value names: its leading
-// run of [A-Za-z_-] (RFC 9309 §2.2.1 defines the token so; reading only the
-// leading run of a longer value, "Foo Bot/1.0" as "Foo", is Google-compatible).
-func agentToken(v string) string {
+// ProductToken returns the product token a user-agent value names: its
+// leading run of [A-Za-z_-] (RFC 9309 §2.2.1 defines the token so; reading
+// only the leading run of a longer value, "Foo Bot/1.0" as "Foo", is
+// Google-compatible). Callers that read tokens elsewhere, such as from a
+// User-Agent header, use it and IsProductToken so that both sides of a
+// comparison are read by one rule.
+func ProductToken(v string) string {
 	i := 0
-	for i < len(v) && isTokenChar(v[i]) {
+	for i < len(v) && IsProductTokenChar(v[i]) {
 		i++
 	}
 	return v[:i]
 }
 
-func isTokenChar(c byte) bool {
+// IsProductToken reports whether s is a whole, non-empty product token.
+func IsProductToken(s string) bool { return s != "" && ProductToken(s) == s }
+
+// IsProductTokenChar reports whether c may appear in a product token:
+// letters, "-" and "_" (RFC 9309 §2.2.1).
+func IsProductTokenChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
 }
 
