@@ -6,6 +6,7 @@
 package caddymodule
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -158,7 +159,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Source.Kind == "" {
 		h.Source.Kind = "upstream"
 	}
-	wildcard, err := enforce.ParseWildcardPolicy(orDefault(h.Wildcard, "bots"))
+	wildcard, err := enforce.ParseWildcardPolicy(cmp.Or(h.Wildcard, "bots"))
 	if err != nil {
 		return err
 	}
@@ -175,20 +176,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.source, err = h.newSource()
 	return err
-}
-
-func orDefault0(n, def int) int {
-	if n == 0 {
-		return def
-	}
-	return n
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // newSource builds the robots.txt source the configuration names.
@@ -228,7 +215,7 @@ func (h *Handler) newSource() (enforce.Source, error) {
 			cfg.Scheme = "http"
 		}
 	} else {
-		h.upstream = &upstreamFetcher{external: external, maxVars: int64(orDefault0(h.MaxHosts, enforce.DefaultMaxHosts))}
+		h.upstream = &upstreamFetcher{external: external, maxVars: int64(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts))}
 		cfg.Fetcher = h.upstream
 	}
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}

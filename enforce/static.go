@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func NewFileSource(cfg FileConfig) (*FileSource, error) {
 	f := &FileSource{
 		path:     cfg.Path,
 		maxSize:  maxSize,
-		interval: orDefault(cfg.CheckInterval, DefaultCheckInterval),
+		interval: cmp.Or(cfg.CheckInterval, DefaultCheckInterval),
 		now:      cfg.Now,
 	}
 	if f.now == nil {

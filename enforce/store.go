@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,9 +109,9 @@ func (cfg StoreConfig) withDefaults() (StoreConfig, error) {
 	if cfg.MaxSize, err = checkMaxSize(cfg.MaxSize); err != nil {
 		errs = append(errs, err)
 	}
-	cfg.FetchTimeout = orDefault(cfg.FetchTimeout, DefaultFetchTimeout)
-	cfg.Refresh = orDefault(cfg.Refresh, MaxRefresh)
-	cfg.MinRefresh = orDefault(cfg.MinRefresh, DefaultMinRefresh)
+	cfg.FetchTimeout = cmp.Or(cfg.FetchTimeout, DefaultFetchTimeout)
+	cfg.Refresh = cmp.Or(cfg.Refresh, MaxRefresh)
+	cfg.MinRefresh = cmp.Or(cfg.MinRefresh, DefaultMinRefresh)
 	if cfg.FetchTimeout < 0 {
 		fail("fetch timeout %v is negative", cfg.FetchTimeout)
 	}
@@ -143,13 +144,6 @@ func (cfg StoreConfig) withDefaults() (StoreConfig, error) {
 		return cfg, fmt.Errorf("robots.txt store config: %w", err)
 	}
 	return cfg, nil
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // robotsURL returns the robots.txt URL of host (RFC 9309 §2.3), refusing a
