@@ -69,7 +69,8 @@ type Readings struct {
 func (rd *Readings) Len() int { return rd.n }
 
 // At returns reading i, for 0 <= i < Len(), and its kind. AsSent comes
-// first. The bytes are valid until the next Build.
+// first. The bytes are valid until the next Build, and must not be
+// modified: they may be the target's own.
 func (rd *Readings) At(i int) ([]byte, Reading) { return rd.list[:rd.n][i], rd.kind[i] }
 
 // Path returns the AsSent reading as a string; "" before a successful Build.
@@ -88,6 +89,17 @@ func (rd *Readings) Path() string {
 // target, or an authority alone (CONNECT); such requests pass.
 func (rd *Readings) Build(target string) bool {
 	rd.n = 0
+	if plainTarget(target) {
+		// Already canonical, and nothing to clean or decode: the target
+		// is its own only reading, used where it is, uncopied.
+		rd.add(AsSent, unsafe.Slice(unsafe.StringData(target), len(target)))
+		return true
+	}
+	return rd.build(target)
+}
+
+// build is Build for any target: it copies each reading into rd's buffers.
+func (rd *Readings) build(target string) bool {
 	pathQuery, ok := splitTarget(target)
 	if !ok {
 		return false
@@ -125,6 +137,38 @@ func (rd *Readings) Build(target string) bool {
 	out := rules.AppendCanonical(rd.bufs[Decoded][:0], unsafe.String(unsafe.SliceData(clean), len(clean)))
 	out = rules.AppendCanonical(out, query)
 	rd.add(Decoded, out)
+	return true
+}
+
+// plainTarget reports whether an origin-form target is in canonical form
+// and its path is plain (see plainPath), in one pass: ASCII, with no
+// escape or fragment anywhere, and no backslash, parameter, empty segment
+// or segment starting with "." in its path. Most targets crawlers send
+// are, and their AsSent reading is the target itself.
+func plainTarget(t string) bool {
+	if t == "" || t[0] != '/' {
+		return false
+	}
+	inPath := true
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= 0x80 || c == '%' || c == '#' {
+			return false
+		}
+		if !inPath {
+			continue
+		}
+		switch c {
+		case '?':
+			inPath = false
+		case '\\', ';':
+			return false
+		case '/':
+			if i+1 < len(t) && (t[i+1] == '/' || t[i+1] == '.') {
+				return false
+			}
+		}
+	}
 	return true
 }
 
