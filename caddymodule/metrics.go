@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -15,29 +13,13 @@ import (
 
 // metrics are the handler's Prometheus collectors, on Caddy's registry.
 // Labels come from bounded sets only: the agent label is a product token
-// named in a robots.txt group (lower-cased), or "_other".
+// named in a robots.txt group (lower-cased), or "_other". The handler
+// resolves the series it counts in ahead of requests (see factsTable), so
+// counting costs no label lookup.
 type metrics struct {
 	decisions *prometheus.CounterVec // verdict, mode, agent
 	fetches   *prometheus.CounterVec // outcome
-	// browserAllow is the series most requests land in, resolved once per
-	// mode so that counting them costs no label lookup.
-	browserAllow map[string]prometheus.Counter
-	// named caches the series of named agents by verdict, mode and the
-	// token as clients spell it, so that counting costs no allocation once
-	// seen; at most maxNamedSeries spellings are cached.
-	named     sync.Map // namedKey → prometheus.Counter
-	namedSize atomic.Int64
 }
-
-type namedKey struct {
-	allowed bool
-	mode    string
-	token   string
-}
-
-// maxNamedSeries bounds the cache of named series: clients choose how they
-// spell a token's case, and must not grow memory by it.
-const maxNamedSeries = 1024
 
 func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 	m := &metrics{
@@ -59,10 +41,6 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 			return nil, err
 		}
 	}
-	m.browserAllow = map[string]prometheus.Counter{
-		"enforce": m.decisions.WithLabelValues("allow", "enforce", "_other"),
-		"log":     m.decisions.WithLabelValues("allow", "log", "_other"),
-	}
 	return m, nil
 }
 
@@ -82,28 +60,20 @@ func register(reg *prometheus.Registry, c *prometheus.CounterVec) (*prometheus.C
 	return nil, err
 }
 
+// series returns the series a decision counts in: by its verdict, the
+// mode, and the token that named its group, lower-cased, or "_other" when
+// no named group decided.
+func (m *metrics) series(allowed bool, reason enforce.Reason, token, mode string) prometheus.Counter {
+	agent := "_other"
+	if reason == enforce.ReasonNamedGroup {
+		agent = strings.ToLower(token)
+	}
+	return m.decisions.WithLabelValues(verdictName(allowed), mode, agent)
+}
+
 // count counts a decision.
 func (m *metrics) count(dec *enforce.Decision, mode string) {
-	if dec.Allowed && dec.Reason != enforce.ReasonNamedGroup {
-		m.browserAllow[mode].Inc()
-		return
-	}
-	verdict := verdictName(dec.Allowed)
-	if dec.Reason != enforce.ReasonNamedGroup {
-		m.decisions.WithLabelValues(verdict, mode, "_other").Inc()
-		return
-	}
-	k := namedKey{dec.Allowed, mode, dec.Token}
-	if c, ok := m.named.Load(k); ok {
-		c.(prometheus.Counter).Inc()
-		return
-	}
-	c := m.decisions.WithLabelValues(verdict, mode, strings.ToLower(dec.Token))
-	c.Inc()
-	if m.namedSize.Add(1) <= maxNamedSeries {
-		k.token = strings.Clone(k.token) // not a view of the request's header
-		m.named.Store(k, c)
-	}
+	m.series(dec.Allowed, dec.Reason, dec.Token, mode).Inc()
 }
 
 // countingFetcher counts the requests of the Fetcher it wraps.

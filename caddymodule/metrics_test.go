@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -206,65 +205,6 @@ func unitSpelling(token string, i int) string {
 		}
 	}
 	return string(b)
-}
-
-// TestMetricsNamedCacheBound feeds more spellings of one named token than
-// the cache of named series holds: the cache stays bounded, every decision
-// is still counted, and all spellings share one series.
-func TestMetricsNamedCacheBound(t *testing.T) {
-	const token = "examplecrawler" // 14 letters: 16384 spellings
-	n := maxNamedSeries + 500
-	reg := prometheus.NewRegistry()
-	m := unitNewMetrics(t, reg)
-	for i := range n {
-		dec := enforce.Decision{Allowed: i%2 == 0, Reason: enforce.ReasonNamedGroup, Token: unitSpelling(token, i)}
-		m.count(&dec, "log")
-		m.count(&dec, "log") // the second time, from the cache when cached
-	}
-	cached := 0
-	m.named.Range(func(k, _ any) bool {
-		cached++
-		if !strings.EqualFold(k.(namedKey).token, token) {
-			t.Errorf("cached key %+v, want a spelling of %q", k, token)
-		}
-		return true
-	})
-	if cached > maxNamedSeries {
-		t.Errorf("%d named series cached after %d spellings, want at most %d", cached, n, maxNamedSeries)
-	}
-	if cached == 0 {
-		t.Error("no named series cached")
-	}
-	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), map[string]float64{
-		unitDecisionLabels(token, "log", "allow"): float64(n),
-		unitDecisionLabels(token, "log", "deny"):  float64(n),
-	})
-}
-
-// TestMetricsConcurrent counts named decisions from several goroutines, as
-// concurrent requests do: none is lost, and the cache stays bounded.
-func TestMetricsConcurrent(t *testing.T) {
-	const goroutines, each = 8, 400
-	reg := prometheus.NewRegistry()
-	m := unitNewMetrics(t, reg)
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			for i := range each {
-				dec := enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: unitSpelling("examplecrawler", g*each+i)}
-				m.count(&dec, "enforce")
-			}
-		})
-	}
-	wg.Wait()
-	cached := 0
-	m.named.Range(func(_, _ any) bool { cached++; return true })
-	if cached > maxNamedSeries {
-		t.Errorf("%d named series cached, want at most %d", cached, maxNamedSeries)
-	}
-	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), map[string]float64{
-		unitDecisionLabels("examplecrawler", "enforce", "deny"): goroutines * each,
-	})
 }
 
 // TestCountingFetcher checks the outcome label of each kind of response,

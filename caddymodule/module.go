@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
@@ -95,17 +96,20 @@ type Handler struct {
 	// LogAllowed also records allowed requests of automated clients.
 	LogAllowed bool `json:"log_allowed,omitempty"`
 
-	logger    *zap.Logger
-	source    enforce.Source
-	upstream  *upstreamFetcher // set for the upstream source
-	decider   *enforce.Decider
-	readings  *sync.Pool // of *enforce.Readings, scratch space for decisions
-	providers *providerCache
-	fetchers  *robotsFetchers
-	metrics   *metrics
-	enforce   bool
-	denyBody  []byte
-	fixed     string // the host key of a url, file or inline source
+	logger   *zap.Logger
+	source   enforce.Source
+	upstream *upstreamFetcher // set for the upstream source
+	decider  *enforce.Decider
+	readings *sync.Pool // of *enforce.Readings, scratch space for decisions
+	facts    *factsTable
+	// plainSeries are the series of decisions about clients not
+	// automated, by verdict (deny, allow).
+	plainSeries [2]prometheus.Counter
+	fetchers    *robotsFetchers
+	metrics     *metrics
+	enforce     bool
+	denyBody    []byte
+	fixed       string // the host key of a url, file or inline source
 	// transport carries the requests that leave Caddy (url source,
 	// redirects to other hosts); its idle connections close with the
 	// handler.
@@ -166,10 +170,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.decider = enforce.NewDecider(enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents}, nil)
 	h.fetchers = newRobotsFetchers(defaultTrackedFetchers)
 	h.readings = &sync.Pool{New: func() any { return new(enforce.Readings) }}
-	h.providers = new(providerCache)
 	h.metrics, err = newMetrics(ctx.GetMetricsRegistry())
 	if err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)
+	}
+	h.facts = newFactsTable(h.newFacts)
+	for allowed := range h.plainSeries {
+		h.plainSeries[allowed] = h.metrics.series(allowed == 1, enforce.ReasonNotAutomated, "", h.Mode)
 	}
 	if err := h.Validate(); err != nil {
 		return err

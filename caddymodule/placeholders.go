@@ -1,10 +1,6 @@
 package caddymodule
 
 import (
-	"strings"
-	"sync"
-	"sync/atomic"
-
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
@@ -19,8 +15,8 @@ const (
 	phRuleLine = "http.robots_enforce.rule_line"
 )
 
-// placeholders are the values of the handler's placeholders for one
-// decision. They reach the request's Replacer as a provider (Replacer.Map),
+// placeholders are the values of the handler's placeholders for one kind
+// of decision (see decisionFacts). They reach the request's Replacer as a provider (Replacer.Map),
 // not as five static values: a value is turned into a string only when a
 // placeholder is used, which is rarely, while setting static values would
 // allocate the Replacer's map on every request.
@@ -63,50 +59,6 @@ var constantProviders = func() (p [enforce.ReasonNoPath + 1][2]caddy.ReplacerFun
 	}
 	return p
 }()
-
-// maxCachedProviders bounds a providerCache. Its keys are the agent tokens
-// clients send (spelt as they choose) with the rules of every robots.txt
-// held; past the bound the cache starts again, empty.
-const maxCachedProviders = 4096
-
-// A providerCache holds the providers of automated clients' decisions: the
-// same crawler meets the same rules request after request, and building a
-// provider costs two allocations. It is safe for concurrent use.
-type providerCache struct {
-	m    sync.Map // placeholders → caddy.ReplacerFunc
-	size atomic.Int64
-}
-
-func (c *providerCache) get(vals placeholders) caddy.ReplacerFunc {
-	if f, ok := c.m.Load(vals); ok {
-		return f.(caddy.ReplacerFunc)
-	}
-	stored := vals
-	stored.agent = strings.Clone(vals.agent) // not a view of the request's header
-	f := caddy.ReplacerFunc(stored.replace)
-	if c.size.Add(1) > maxCachedProviders {
-		c.m.Clear()
-		c.size.Store(1)
-	}
-	c.m.Store(stored, f)
-	return f
-}
-
-// setPlaceholders makes the placeholders of dec available for the rest of
-// the route.
-func (h *Handler) setPlaceholders(repl *caddy.Replacer, dec *enforce.Decision) {
-	if botClass(dec) == classNotAutomated { // no agent, no rule
-		repl.Map(constantProviders[dec.Reason][b2i(dec.Allowed)])
-		return
-	}
-	repl.Map(h.providers.get(placeholders{
-		verdict:  verdictName(dec.Allowed),
-		reason:   dec.Reason.String(),
-		agent:    dec.Token,
-		rule:     dec.Verdict.Rule.Pattern,
-		ruleLine: dec.Verdict.Rule.Line,
-	}))
-}
 
 // verdictName names a verdict as records and placeholders do.
 func verdictName(allowed bool) string {

@@ -19,7 +19,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if h.upstream != nil {
 		h.upstream.remember(r, next)
 	}
-	ua := r.Header.Get("User-Agent")
+	ua := userAgent(r.Header)
 	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
 		return next.ServeHTTP(w, r) // the handler's own robots.txt request
 	}
@@ -51,10 +51,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	defer h.readings.Put(rd)
 	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua}, rd)
 
-	if repl != nil {
-		h.setPlaceholders(repl, &dec)
-	}
-	h.metrics.count(&dec, h.Mode)
+	h.handOn(repl, &dec)
 	if dec.Reason == enforce.ReasonRobotsTxt {
 		h.fetchers.note(r.Host, ua, time.Now())
 	}
@@ -71,6 +68,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", dec.Path, dec.Token, dec.Reason))
+}
+
+// handOn makes a decision's placeholders available to the rest of the
+// route, and counts it.
+func (h *Handler) handOn(repl *caddy.Replacer, dec *enforce.Decision) {
+	if botClass(dec) == classNotAutomated {
+		// No agent, no rule: the placeholders and the series depend on
+		// the verdict and reason alone, the case of most requests.
+		if repl != nil {
+			repl.Map(constantProviders[dec.Reason][b2i(dec.Allowed)])
+		}
+		h.plainSeries[b2i(dec.Allowed)].Inc()
+		return
+	}
+	f := h.facts.get(dec)
+	if repl != nil {
+		repl.Map(f.provider)
+	}
+	f.counter.Inc()
 }
 
 // Bot classes of the compliance record.
@@ -157,4 +173,14 @@ func remoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// userAgent returns the first User-Agent header, "" when there is none.
+// net/http and Caddy store header names canonical, so the name is looked
+// up as it is, without Header.Get canonicalising it on every request.
+func userAgent(h http.Header) string {
+	if v := h["User-Agent"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
