@@ -43,17 +43,6 @@ http://:<PORT0> {
 }
 `
 
-// e2eNoScheme returns a robots_source without its URL scheme, if any. The
-// upstream source names the site's file with the scheme of the Store,
-// https, whatever the site's (here http): the tests do not hold the
-// scheme to either.
-func e2eNoScheme(source string) string {
-	if _, rest, ok := strings.Cut(source, "://"); ok {
-		return "//" + rest
-	}
-	return source
-}
-
 // e2eHash is the robots_hash of a body: the first 16 hex digits of its
 // SHA-256.
 func e2eHash(body string) string {
@@ -227,7 +216,7 @@ func TestE2EComplianceRecords(t *testing.T) {
 	for _, w := range want {
 		maps.Copy(w, e2eRecord{"level": "info", "logger": "http.handlers.robots_enforce", "msg": "robots.txt decision",
 			"host": "site.test", "method": "GET", "grace": false, "robots_hash": hash,
-			"robots_source": "//site.test/robots.txt", "remote_ip": "127.0.0.1"})
+			"robots_source": "http://site.test/robots.txt", "remote_ip": "127.0.0.1"})
 	}
 
 	byMode := make(map[string][]e2eRecord)
@@ -268,7 +257,6 @@ func TestE2EComplianceRecords(t *testing.T) {
 			for _, k := range []string{"ts", "robots_fetched_at", "mode"} {
 				delete(got, k)
 			}
-			got["robots_source"] = e2eNoScheme(rec.str("robots_source"))
 			if !reflect.DeepEqual(got, want[i]) {
 				t.Errorf("%s mode: record %d:\n got %s\nwant %s", mode, i, e2eDump([]e2eRecord{got}), e2eDump(want[i:i+1]))
 			}
@@ -402,7 +390,7 @@ http://:<PORT3> {
 		{"3", "file:" + filepath.ToSlash(file), "page /public.html"},
 		{"2", "inline", "page /public.html"},
 		{"4", remote.URL + "/rules.txt", "page /public.html"},
-		{"6", "https://" + c.addr(3) + "/robots.txt", "public page"},
+		{"6", "http://" + c.addr(3) + "/robots.txt", "public page"}, // the site's scheme
 	} {
 		r := c.get(port, "", "/private/x.html", e2eGPTBot)
 		if r.status != http.StatusForbidden || r.header.Get("X-Robots") != "deny "+tc.line {
@@ -415,7 +403,7 @@ http://:<PORT3> {
 			t.Errorf("port %d: GET /private/x.html by a browser = %d, want 200", port, r.status)
 		}
 		recs := c.records(port + 1)
-		if got := e2eNoScheme(recs[port].str("robots_source")); got != e2eNoScheme(tc.source) {
+		if got := recs[port].str("robots_source"); got != tc.source {
 			t.Errorf("port %d: robots_source %q, want %q", port, got, tc.source)
 		}
 	}

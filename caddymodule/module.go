@@ -222,7 +222,7 @@ func (h *Handler) newSource() (enforce.Source, error) {
 			cfg.Scheme = "http"
 		}
 	} else {
-		h.upstream = &upstreamFetcher{external: external, maxVars: int64(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts))}
+		h.upstream = &upstreamFetcher{external: external, maxSites: int64(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts))}
 		cfg.Fetcher = h.upstream
 	}
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}

@@ -41,8 +41,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 	key := h.fixed
 	if key == "" {
-		key = r.Host
-		h.upstream.rememberVars(r.Host, r)
+		key = h.upstream.site(r)
 	}
 	snap := h.source.Snapshot(r.Context(), key)
 	// A decision's Path points into its Readings, which would therefore

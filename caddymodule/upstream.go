@@ -27,12 +27,19 @@ type upstreamFetcher struct {
 	// a Fetcher has no request of its own, and Caddy builds a route's
 	// chain once, so every request brings the same ones.
 	route atomic.Pointer[route]
-	// vars holds, per host, a copy of the variables the handlers before
+	// sites holds, per scheme (plain HTTP, then HTTPS) and host, the
+	// site's Store key and a copy of the variables the handlers before
 	// this one set on the first request for it (root, above all), which
-	// the rest of the route needs to answer; see rememberVars.
-	vars     sync.Map // host → map[string]any
-	varsSize atomic.Int64
-	maxVars  int64
+	// the rest of the route needs to answer; see site.
+	sites     [2]sync.Map // lower-case host → *siteEntry
+	sitesSize atomic.Int64
+	maxSites  int64
+}
+
+// siteEntry is what an upstreamFetcher keeps of a site.
+type siteEntry struct {
+	key  string // the site's Store key
+	vars map[string]any
 }
 
 type route struct {
@@ -52,41 +59,61 @@ func (f *upstreamFetcher) remember(r *http.Request, next caddyhttp.Handler) {
 	f.route.CompareAndSwap(nil, &route{next: next, server: srv})
 }
 
-// rememberVars keeps a copy of r's variables for host, the first time a
-// request for host is seen: the internal request then reaches the rest of
-// the route as the client's would ("root * /srv/{host}" is expanded per
-// host by the vars handler). Later requests cost one lookup. At most
-// maxVars hosts are kept, as many as the Store tracks; when full, one saved
-// host is forgotten to make room, and gets its variables back with its
+// site returns the Store key of r's site: its host for HTTPS, and
+// "http://" and its host for plain HTTP, so that robots.txt is fetched,
+// and named in records, with the scheme the site is served on (RFC 9309
+// §2.3: the file applies to its scheme, host and port).
+//
+// The first time a site is seen, it keeps a copy of r's variables: the
+// internal request then reaches the rest of the route as the client's
+// would ("root * /srv/{host}" is expanded per host by the vars handler).
+// Later requests cost one lookup and no allocation. At most maxSites
+// sites are kept, as many hosts as the Store tracks; when full, one saved
+// site is forgotten to make room, and gets its variables back with its
 // next request, which always comes before its next fetch.
-func (f *upstreamFetcher) rememberVars(host string, r *http.Request) {
-	host = strings.ToLower(host) // as the Store keys hosts; no copy when already lower-case
-	if _, ok := f.vars.Load(host); ok {
-		return
+func (f *upstreamFetcher) site(r *http.Request) string {
+	host := strings.ToLower(r.Host) // as the Store keys hosts; no copy when already lower-case
+	sites := &f.sites[b2i(r.TLS != nil)]
+	if e, ok := sites.Load(host); ok {
+		return e.(*siteEntry).key
 	}
-	for f.varsSize.Load() >= f.maxVars {
-		forgot := false
-		f.vars.Range(func(k, _ any) bool {
-			if _, loaded := f.vars.LoadAndDelete(k); loaded {
-				f.varsSize.Add(-1)
-				forgot = true
-			}
-			return false
-		})
-		if !forgot {
+	for f.sitesSize.Load() >= f.maxSites {
+		if !f.forgetOne() {
 			break
 		}
 	}
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	copied := make(map[string]any, len(vars))
+	e := &siteEntry{key: strings.Clone(host), vars: make(map[string]any, len(vars))}
+	if r.TLS == nil {
+		e.key = "http://" + host
+	}
 	for k, v := range vars {
 		if k != caddyhttp.ClientIPVarKey && k != caddyhttp.TrustedProxyVarKey {
-			copied[k] = v
+			e.vars[k] = v
 		}
 	}
-	if _, loaded := f.vars.LoadOrStore(strings.Clone(host), copied); !loaded {
-		f.varsSize.Add(1)
+	if _, loaded := sites.LoadOrStore(strings.Clone(host), e); !loaded {
+		f.sitesSize.Add(1)
 	}
+	return e.key
+}
+
+// forgetOne forgets one saved site, and reports whether there was one.
+func (f *upstreamFetcher) forgetOne() bool {
+	forgot := false
+	for i := range f.sites {
+		f.sites[i].Range(func(k, _ any) bool {
+			if _, loaded := f.sites[i].LoadAndDelete(k); loaded {
+				f.sitesSize.Add(-1)
+				forgot = true
+			}
+			return false
+		})
+		if forgot {
+			return true
+		}
+	}
+	return false
 }
 
 // Fetch implements enforce.Fetcher.
@@ -107,9 +134,9 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 	req.Header.Set("User-Agent", internalUserAgent)
 	rec := &capturingWriter{header: make(http.Header), limit: limit}
 	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, rt.server)
-	if saved, ok := f.vars.Load(strings.ToLower(u.Host)); ok {
+	if saved, ok := f.sites[b2i(u.Scheme == "https")].Load(strings.ToLower(u.Host)); ok {
 		vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-		for k, v := range saved.(map[string]any) {
+		for k, v := range saved.(*siteEntry).vars {
 			vars[k] = v
 		}
 	}

@@ -115,10 +115,10 @@ func (e *unitExternal) fetched() []string {
 
 // unitUpstream returns an upstreamFetcher whose route is next, remembered
 // from a client request as ServeHTTP does, and its fake network fetcher.
-func unitUpstream(t *testing.T, maxVars int64, next caddyhttp.Handler) (*upstreamFetcher, *unitExternal, *caddyhttp.Server) {
+func unitUpstream(t *testing.T, maxSites int64, next caddyhttp.Handler) (*upstreamFetcher, *unitExternal, *caddyhttp.Server) {
 	t.Helper()
 	ext := &unitExternal{}
-	f := &upstreamFetcher{external: ext, maxVars: maxVars}
+	f := &upstreamFetcher{external: ext, maxSites: maxSites}
 	srv := &caddyhttp.Server{}
 	r := httptest.NewRequest(http.MethodGet, "https://example.com/page", nil)
 	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
@@ -188,7 +188,7 @@ func TestUpstreamFetchRequest(t *testing.T) {
 	})
 	f, ext, s := unitUpstream(t, 8, next)
 	srv = s
-	f.rememberVars("example.com", unitClientRequest("example.com", map[string]any{"root": "/srv/example.com", "site": "demo"}))
+	f.site(unitClientRequest("example.com", map[string]any{"root": "/srv/example.com", "site": "demo"}))
 
 	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 1000)
 	if err != nil {
@@ -276,7 +276,7 @@ func TestUpstreamFetchCanceled(t *testing.T) {
 // the fetch goes over the network.
 func TestUpstreamFetchBeforeFirstRequest(t *testing.T) {
 	ext := &unitExternal{}
-	f := &upstreamFetcher{external: ext, maxVars: 8}
+	f := &upstreamFetcher{external: ext, maxSites: 8}
 	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 100)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("Fetch = %+v, %v; want the network's answer", resp, err)
@@ -296,21 +296,21 @@ func unitVarsSeen(seen map[string]any) caddyhttp.Handler {
 	})
 }
 
-// TestRememberVars checks what is kept of a client request's variables:
+// TestSiteVars checks what is kept of a client request's variables:
 // a copy, per host compared case-insensitively, from the first request.
-func TestRememberVars(t *testing.T) {
+func TestSiteVars(t *testing.T) {
 	seen := map[string]any{}
 	f, _, _ := unitUpstream(t, 8, unitVarsSeen(seen))
 
 	first := unitClientRequest("Example.COM", map[string]any{"root": "/srv/a"})
-	f.rememberVars("Example.COM", first)
+	f.site(first)
 	// Later requests for the host, in any case, change nothing.
-	f.rememberVars("example.com", unitClientRequest("example.com", map[string]any{"root": "/srv/b"}))
+	f.site(unitClientRequest("example.com", map[string]any{"root": "/srv/b"}))
 	// Nor does a change to the first request's variables.
 	first.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)["root"] = "/srv/c"
 
-	if got := f.varsSize.Load(); got != 1 {
-		t.Errorf("varsSize = %d after one host, want 1", got)
+	if got := f.sitesSize.Load(); got != 1 {
+		t.Errorf("sitesSize = %d after one host, want 1", got)
 	}
 	for _, url := range []string{"https://example.com/robots.txt", "https://other.example/robots.txt"} {
 		if _, err := f.Fetch(context.Background(), url, 10); err != nil {
@@ -324,41 +324,72 @@ func TestRememberVars(t *testing.T) {
 		t.Errorf("root of the internal request for other.example = %v (called %v), want none", root, ok)
 	}
 
-	saved, _ := f.vars.Load("example.com")
+	saved, _ := f.sites[1].Load("example.com")
 	for _, k := range []string{caddyhttp.ClientIPVarKey, caddyhttp.TrustedProxyVarKey} {
-		if _, ok := saved.(map[string]any)[k]; ok {
+		if _, ok := saved.(*siteEntry).vars[k]; ok {
 			t.Errorf("saved vars %v hold %s, want the per-request keys left out", saved, k)
 		}
 	}
 }
 
-// TestRememberVarsBound feeds more hosts than maxVars: no more are kept.
-func TestRememberVarsBound(t *testing.T) {
-	const maxVars = 4
-	f, _, _ := unitUpstream(t, maxVars, unitVarsSeen(map[string]any{}))
-	for i := range 3 * maxVars {
-		host := unitAgentName(i) + ".example"
-		f.rememberVars(host, unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
-		if got := f.varsSize.Load(); got > maxVars {
-			t.Fatalf("varsSize = %d after %d hosts, want at most %d", got, i+1, maxVars)
+// TestSiteKeys checks the Store key of each kind of request, and that a
+// host served over both schemes keeps each scheme's variables apart.
+func TestSiteKeys(t *testing.T) {
+	seen := map[string]any{}
+	f, _, _ := unitUpstream(t, 8, unitVarsSeen(seen))
+	plain := unitClientRequest("Example.COM:8080", map[string]any{"root": "/srv/plain"})
+	plain.TLS = nil
+	for _, c := range []struct {
+		r    *http.Request
+		want string
+	}{
+		{unitClientRequest("Example.COM", map[string]any{"root": "/srv/tls"}), "example.com"},
+		{plain, "http://example.com:8080"},
+		{plain, "http://example.com:8080"}, // from the table, the second time
+	} {
+		if got := f.site(c.r); got != c.want {
+			t.Errorf("site(%s, TLS %v) = %q, want %q", c.r.Host, c.r.TLS != nil, got, c.want)
 		}
 	}
-	n := 0
-	f.vars.Range(func(_, _ any) bool { n++; return true })
-	if n != maxVars {
-		t.Errorf("%d hosts' vars kept, want %d", n, maxVars)
+	for _, u := range []string{"https://example.com/robots.txt", "http://example.com:8080/robots.txt"} {
+		if _, err := f.Fetch(context.Background(), u, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen["example.com"] != "/srv/tls" || seen["example.com:8080"] != "/srv/plain" {
+		t.Errorf("roots of the internal requests = %v, want /srv/tls for example.com and /srv/plain for example.com:8080", seen)
 	}
 }
 
-// TestRememberVarsAfterBound checks that a host first seen after maxVars
+// TestSiteBound feeds more hosts than maxSites: no more are kept.
+func TestSiteBound(t *testing.T) {
+	const maxSites = 4
+	f, _, _ := unitUpstream(t, maxSites, unitVarsSeen(map[string]any{}))
+	for i := range 3 * maxSites {
+		host := unitAgentName(i) + ".example"
+		f.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
+		if got := f.sitesSize.Load(); got > maxSites {
+			t.Fatalf("sitesSize = %d after %d hosts, want at most %d", got, i+1, maxSites)
+		}
+	}
+	n := 0
+	for i := range f.sites {
+		f.sites[i].Range(func(_, _ any) bool { n++; return true })
+	}
+	if n != maxSites {
+		t.Errorf("%d hosts' vars kept, want %d", n, maxSites)
+	}
+}
+
+// TestSiteAfterBound checks that a host first seen after maxSites
 // others still gets its variables: the Store tracks the hosts used most
 // recently, so the vars must follow them, not the first ones ever seen.
-func TestRememberVarsAfterBound(t *testing.T) {
-	const maxVars = 2
+func TestSiteAfterBound(t *testing.T) {
+	const maxSites = 2
 	seen := map[string]any{}
-	f, _, _ := unitUpstream(t, maxVars, unitVarsSeen(seen))
+	f, _, _ := unitUpstream(t, maxSites, unitVarsSeen(seen))
 	for _, host := range []string{"junk1.example", "junk2.example", "example.com"} {
-		f.rememberVars(host, unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
+		f.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
 	}
 	if _, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 10); err != nil {
 		t.Fatal(err)

@@ -146,9 +146,18 @@ func (cfg StoreConfig) withDefaults() (StoreConfig, error) {
 	return cfg, nil
 }
 
-// robotsURL returns the robots.txt URL of host (RFC 9309 §2.3), refusing a
-// host that would make it name another authority or path.
-func robotsURL(scheme, host string) (string, error) {
+// robotsURL returns the robots.txt URL of a host key (RFC 9309 §2.3): a
+// host, fetched with scheme, or an origin naming its own ("http://host").
+// It refuses a key that would make the URL name another authority or
+// path.
+func robotsURL(scheme, key string) (string, error) {
+	host := key
+	for _, s := range [...]string{"http", "https"} {
+		if rest, ok := strings.CutPrefix(key, s+"://"); ok {
+			scheme, host = s, rest
+			break
+		}
+	}
 	if host == "" || len(host) > maxHostLen {
 		return "", fmt.Errorf("host %.40q: empty or longer than %d octets", host, maxHostLen)
 	}
@@ -241,7 +250,10 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 }
 
 // Snapshot returns the snapshot in force for host, an authority such as
-// "example.com" or "example.com:8443", compared without regard to case.
+// "example.com" or "example.com:8443", compared without regard to case,
+// whose robots.txt is fetched with the configured Scheme; or an origin
+// naming its scheme, such as "http://example.com:8080". (A host and the
+// origin of the same URL are two keys: a caller uses one form per site.)
 // For a host not fetched yet it waits for the first fetch, no longer than
 // the fetch timeout or ctx allow. When it has no snapshot to give (it gave
 // up waiting, the host is not an authority, every tracked host is being

@@ -335,7 +335,8 @@ func TestStoreEvictsLeastRecentlyUsed(t *testing.T) {
 func TestStoreHosts(t *testing.T) {
 	f := newScriptFetcher(serve(404, ""))
 	s := newTestStore(t, f, newManualClock(), nil)
-	for _, h := range []string{"", "a.example/x", "user@a.example", "a.example?q", "a.example#f", "a example", strings.Repeat("a", 400)} {
+	for _, h := range []string{"", "a.example/x", "user@a.example", "a.example?q", "a.example#f", "a example", strings.Repeat("a", 400),
+		"http://", "https://a.example/x", "http://user@a.example", "ftp://a.example", "http://http://a.example"} {
 		snap := s.Snapshot(t.Context(), h)
 		if snap.Access != AccessUnreachable || snap.Err == "" {
 			t.Errorf("Snapshot(%.20q) = %v err %q, want unreachable with an error", h, snap.Access, snap.Err)
@@ -347,6 +348,15 @@ func TestStoreHosts(t *testing.T) {
 	a := s.Snapshot(t.Context(), "Example.COM:8443")
 	if b := s.Snapshot(t.Context(), "example.com:8443"); a != b || f.calls.Load() != 1 || a.Source != "https://example.com:8443/robots.txt" {
 		t.Errorf("hosts differing in case: same snapshot %v, %d fetches, source %q", a == b, f.calls.Load(), a.Source)
+	}
+	// An origin names its own scheme.
+	for _, c := range []struct{ key, source string }{
+		{"HTTP://Example.COM:8080", "http://example.com:8080/robots.txt"},
+		{"https://example.net", "https://example.net/robots.txt"},
+	} {
+		if snap := s.Snapshot(t.Context(), c.key); snap.Source != c.source || snap.Access != AccessUnavailable {
+			t.Errorf("Snapshot(%q) = %v from %q, want %v (the fetcher's 404) from %q", c.key, snap.Access, snap.Source, AccessUnavailable, c.source)
+		}
 	}
 }
 
