@@ -2,35 +2,42 @@
 # wrk-ratio.sh: the CPU a whole Caddy process spends per request with
 # robots_enforce, against the same site without it.
 #
-# It starts two Caddy processes on 127.0.0.1: one serving `respond "ok"`
-# behind robots_enforce (inline robots.txt, enforce mode), one serving the
-# same site without it. Each round drives each process in turn with the same
-# wrk load, once with a browser's User-Agent and once with a crawler's
-# (GPTBot, on a path its robots.txt group allows), reads the process's user
-# and system CPU time from /proc/PID/stat before and after, and divides it by
-# the requests wrk completed. The order of the two processes alternates from
-# round to round. It prints every run, then per User-Agent each round's
-# ratio with/without and their median.
+# It starts two Caddy processes on 127.0.0.1: one serving a site behind
+# robots_enforce (inline robots.txt, enforce mode), one serving the same
+# site without it. The site (SITE) is `respond "ok"`, the cheapest Caddy
+# has and so the harshest ratio; `file_server` of testdata/demo; or
+# `reverse_proxy` to a third Caddy process answering `respond "ok"`, whose
+# CPU is not counted. Each round loads the two with the same wrk load, once
+# with a browser's User-Agent and once with a crawler's (GPTBot, on a path
+# its robots.txt group allows), reads each process's user and system CPU
+# time from /proc/PID/stat before and after, and divides it by the
+# requests wrk completed.
+# The order of the two processes alternates from round to round. It
+# prints every run, then per User-Agent each round's ratio with/without and
+# their median, and the ratio of their CPU per request over all rounds.
 #
 # Usage, from the repository root (Linux, with wrk and curl installed):
 #
 #   testdata/bench/wrk-ratio.sh
 #   CADDY=/tmp/caddy ROUNDS=5 DURATION=10 testdata/bench/wrk-ratio.sh
+#   SITE=reverse_proxy testdata/bench/wrk-ratio.sh
 #
 # Settings, from the environment:
 #   CADDY        a Caddy binary with robots_enforce; default: ./cmd/caddy,
 #                built into a temporary directory
+#   SITE         respond (the default), file_server or reverse_proxy
 #   ROUNDS       rounds (3)
 #   DURATION     seconds of load per run (10)
 #   CONNECTIONS  wrk connections (16), on one wrk thread
-#   PORT_WITH, PORT_WITHOUT  loopback ports (18091, 18092)
-#   CADDY_CPU, WRK_CPU       cores taskset pins Caddy and wrk to (1 and 0);
+#   PORT_WITH, PORT_WITHOUT, PORT_UPSTREAM  loopback ports (18091-18093)
+#   CADDY_CPU, WRK_CPU       cores taskset pins Caddy and wrk to (1 and 0;
+#                            reverse_proxy's upstream shares wrk's core);
 #                            set both empty to not pin
 #
 # Only 127.0.0.1 is used. Every wrk run is bounded by DURATION (and killed
 # 15 s past it); a whole call takes about ROUNDS × 4 × (DURATION + 1) s plus
-# a few seconds of warm-up, about 2.5 minutes with the defaults. Both Caddy
-# processes are stopped on exit.
+# a few seconds of warm-up, about 2.5 minutes with the defaults. Every
+# Caddy process is stopped on exit.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-3}
@@ -38,13 +45,15 @@ DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-16}
 PORT_WITH=${PORT_WITH:-18091}
 PORT_WITHOUT=${PORT_WITHOUT:-18092}
+PORT_UPSTREAM=${PORT_UPSTREAM:-18093}
+SITE=${SITE:-respond}
 CADDY_CPU=${CADDY_CPU-1}
 WRK_CPU=${WRK_CPU-0}
 
 BROWSER_UA='Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 CRAWLER_UA='Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)'
-ALLOWED_PATH=/blog/2026/11/robots-enforce.html
-DENIED_PATH=/private/drafts/plan.html
+ALLOWED_PATH=/blog/post.html # a file of testdata/demo
+DENIED_PATH=/private/report.html # also a file of testdata/demo
 
 # Command prefixes pinning Caddy and wrk to their cores, or nothing.
 caddy_pin=() wrk_pin=()
@@ -63,13 +72,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+case $SITE in
+respond | file_server | reverse_proxy) ;;
+*)
+	echo "SITE=$SITE: want respond, file_server or reverse_proxy" >&2
+	exit 2
+	;;
+esac
+demo=$(cd "$(dirname "$0")/../demo" && pwd)
+
 if [[ -z ${CADDY:-} ]]; then
 	echo "building ./cmd/caddy" >&2
 	go build -o "$work/caddy" ./cmd/caddy
 	CADDY=$work/caddy
 fi
 
-# site PORT WITH: a Caddyfile serving "ok" on PORT, behind robots_enforce
+# site PORT WITH: a Caddyfile serving SITE on PORT, behind robots_enforce
 # when WITH is 1.
 site() {
 	printf '{\n\tadmin off\n\tpersist_config off\n}\n'
@@ -89,8 +107,20 @@ site() {
 	}
 EOF
 	fi
-	printf '\trespond "ok"\n}\n'
+	case $SITE in
+	respond) printf '\trespond "ok"\n' ;;
+	file_server) printf '\troot * %s\n\tfile_server\n' "$demo" ;;
+	reverse_proxy) printf '\treverse_proxy 127.0.0.1:%s\n' "$PORT_UPSTREAM" ;;
+	esac
+	printf '}\n'
 }
+
+if [[ $SITE == reverse_proxy ]]; then
+	printf '{\n\tadmin off\n\tpersist_config off\n}\nhttp://:%s {\n\tbind 127.0.0.1\n\trespond "ok"\n}\n' \
+		"$PORT_UPSTREAM" >"$work/upstream.caddyfile"
+	"${wrk_pin[@]}" "$CADDY" run --adapter caddyfile --config "$work/upstream.caddyfile" >"$work/upstream.log" 2>&1 &
+	pids+=("$!")
+fi
 
 declare -A port pid
 port[with]=$PORT_WITH
@@ -146,28 +176,35 @@ for variant in with without; do # warm up both
 	load "$variant" "$CRAWLER_UA" 2 >/dev/null
 done
 
-declare -A per_req
+declare -A per_req ticks requests
+# note ROUND UA VARIANT REQUESTS TICKS: keep and print one run's figures.
+note() {
+	local cpu us
+	ticks[$2,$3]=$((${ticks[$2,$3]:-0} + $5))
+	requests[$2,$3]=$((${requests[$2,$3]:-0} + $4))
+	read -r cpu us <<<"$(awk -v t="$5" -v hz="$tck" -v n="$4" \
+		'BEGIN { printf "%.2f %.3f", t / hz, t / hz / n * 1e6 }')"
+	per_req[$1,$2,$3]=$us
+	printf '%-5s  %-7s  %-7s  %10s  %8s  %12s\n' "$1" "$2" "$3" "$4" "$cpu" "$us"
+}
+
 printf '%-5s  %-7s  %-7s  %10s  %8s  %12s\n' round ua caddy requests cpu_s cpu_us/req
 for round in $(seq "$ROUNDS"); do
-	order="without with"
-	((round % 2 == 0)) && order="with without"
 	for ua in browser crawler; do
 		header=$BROWSER_UA
 		[[ $ua == crawler ]] && header=$CRAWLER_UA
+		order="without with"
+		((round % 2 == 0)) && order="with without"
 		for variant in $order; do
-			before=$(cpu_ticks "${pid[$variant]}")
-			requests=$(load "$variant" "$header" "$DURATION")
-			after=$(cpu_ticks "${pid[$variant]}")
-			read -r cpu us <<<"$(awk -v t=$((after - before)) -v hz="$tck" -v n="$requests" \
-				'BEGIN { printf "%.2f %.3f", t / hz, t / hz / n * 1e6 }')"
-			per_req[$round,$ua,$variant]=$us
-			printf '%-5s  %-7s  %-7s  %10s  %8s  %12s\n' "$round" "$ua" "$variant" "$requests" "$cpu" "$us"
+			start=$(cpu_ticks "${pid[$variant]}")
+			done_requests=$(load "$variant" "$header" "$DURATION")
+			note "$round" "$ua" "$variant" "$done_requests" $(($(cpu_ticks "${pid[$variant]}") - start))
 		done
 	done
 done
 
 echo
-printf '%-7s  %-40s  %s\n' ua 'ratio with/without, by round' median
+printf '%-7s  %-40s  %-6s  %s\n' ua 'ratio with/without, by round' median 'all rounds' 
 for ua in browser crawler; do
 	ratios=()
 	for round in $(seq "$ROUNDS"); do
@@ -176,5 +213,7 @@ for ua in browser crawler; do
 	done
 	median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END {
 		printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-	printf '%-7s  %-40s  %s\n' "$ua" "${ratios[*]}" "$median"
+	pooled=$(awk -v tw="${ticks[$ua,with]}" -v nw="${requests[$ua,with]}" \
+		-v to="${ticks[$ua,without]}" -v no="${requests[$ua,without]}" 'BEGIN { printf "%.3f", tw / nw / (to / no) }')
+	printf '%-7s  %-40s  %-6s  %s\n' "$ua" "${ratios[*]}" "$median" "$pooled"
 done
