@@ -51,8 +51,7 @@ func newHeaderCache[V any](entries, keyLimit int) headerCache[V] {
 // substrings of it.
 func (c *headerCache[V]) get(s string, compute func(key string) V) *V {
 	if len(c.sets) == 0 {
-		v := compute(s)
-		return &v
+		return c.add(s, 0, nil, compute)
 	}
 	h := maphash.String(c.seed, s)
 	// Map the hash onto the sets by multiplication, not division.
@@ -61,6 +60,19 @@ func (c *headerCache[V]) get(s string, compute func(key string) V) *V {
 		if e := set[w].Load(); e != nil && e.hash == h && e.length == len(s) && e.key == s[:len(e.key)] {
 			return &e.val
 		}
+	}
+	return c.add(s, h, set, compute)
+}
+
+// add computes the value of header s, of hash h, and keeps it in set (when
+// not nil). It is get's miss, kept out of line: a value can be large, and
+// the room to build one would otherwise sit on the stack of every hit.
+//
+//go:noinline
+func (c *headerCache[V]) add(s string, h uint64, set *[2]atomic.Pointer[headerEntry[V]], compute func(key string) V) *V {
+	if set == nil {
+		v := compute(s)
+		return &v
 	}
 	key := string([]byte(s[:min(len(s), c.keyLimit)]))
 	e := &headerEntry[V]{hash: h, length: len(s), key: key, seq: c.seq.Add(1)}

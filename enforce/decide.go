@@ -151,9 +151,7 @@ func NewDecider(p Policy, c *Classifier) *Decider {
 // allocation, and every other decision nothing.
 func (d *Decider) readHeader(ua string) *readHeader {
 	if len(ua) > MaxCachedHeaderLength {
-		h := &readHeader{tokens: Tokenize(ua)}
-		h.class = d.classifier.Classify(&h.tokens)
-		return h
+		return d.readUncached(ua)
 	}
 	return d.headers.get(ua, func(key string) readHeader {
 		h := readHeader{tokens: Tokenize(key)}
@@ -162,43 +160,76 @@ func (d *Decider) readHeader(ua string) *readHeader {
 	})
 }
 
-// Decide decides req against snap. rd is scratch space the caller keeps,
-// usually on its stack; the Decision's Path points into it. Decide is a
-// pure function of the snapshot, the request and the policy (the classifier
+// readUncached reads a header too long to cache. It is kept out of line,
+// as the cache's miss is: the room its reading takes would otherwise sit
+// on the stack of every decision.
+//
+//go:noinline
+func (d *Decider) readUncached(ua string) *readHeader {
+	h := &readHeader{tokens: Tokenize(ua)}
+	h.class = d.classifier.Classify(&h.tokens)
+	return h
+}
+
+// Decide decides req against snap. rd is scratch space the caller keeps;
+// the Decision's Path points into it (or into req.Target). Decide is a pure
+// function of the snapshot, the request and the policy (the classifier
 // only caches); it logs nothing. For a warm classifier cache and targets
 // and headers of ordinary size it does not allocate.
 func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
-	dec := d.decide(snap, req, rd)
-	if !dec.Allowed && snap.Previous != nil {
-		if req.Now.IsZero() {
-			req.Now = time.Now()
-		}
-		if !snap.InGrace(req.Now) {
-			return dec
-		}
-		prev := d.decide(snap.Previous, req, rd)
-		dec.Grace = prev.Allowed
-	}
+	var dec Decision
+	d.DecideInto(&dec, snap, &req, rd)
 	return dec
 }
 
-func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
-	dec := Decision{Allowed: true, Snapshot: snap}
+// DecideInto is Decide leaving the Decision in dec, which it overwrites,
+// rather than returning it: for the request path, where a Decision
+// returned by value would take room on the stack twice more.
+func (d *Decider) DecideInto(dec *Decision, snap *Snapshot, req *Request, rd *Readings) {
+	*dec = Decision{}
+	d.decide(snap, req, rd, dec)
+	if !dec.Allowed && snap.Previous != nil {
+		dec.Grace = d.allowedBefore(snap, req, rd)
+	}
+}
+
+// allowedBefore reports whether the robots.txt in force before snap's,
+// while still in its grace period, would have allowed req. It is kept out
+// of line: the rare denials that ask it pay for its second Decision, every
+// other decision's stack does not.
+//
+//go:noinline
+func (d *Decider) allowedBefore(snap *Snapshot, req *Request, rd *Readings) bool {
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if !snap.InGrace(now) {
+		return false
+	}
+	var prev Decision
+	d.decide(snap.Previous, req, rd, &prev)
+	return prev.Allowed
+}
+
+// decide fills dec, a zero Decision, with the decision on req.
+func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decision) {
+	dec.Allowed, dec.Snapshot = true, snap
 	if !rd.Build(req.Target) {
 		dec.Reason = ReasonNoPath
-		return dec
+		return
 	}
 	dec.Path = rd.Path()
 	if isRobotsTxtPath(dec.Path) {
 		dec.Reason = ReasonRobotsTxt
-		return dec
+		return
 	}
 	h := d.readHeader(req.UserAgent)
 	toks := &h.tokens
 	dec.Classification = h.class
 	if tok, ok := d.allowListed(toks); ok {
 		dec.Reason, dec.Token = ReasonAllowListed, tok
-		return dec
+		return
 	}
 	bound := d.policy.Wildcard.Binds(dec.Classification.Automated())
 	if snap.Robots == nil {
@@ -211,7 +242,7 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		default:
 			dec.Reason = ReasonNotAutomated
 		}
-		return dec
+		return
 	}
 
 	m := d.choose(snap, toks)
@@ -227,7 +258,7 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 				break
 			}
 		}
-		return dec
+		return
 	}
 	dec.Token = wildcardToken(&dec.Classification, toks)
 	g := snap.Robots.Wildcard()
@@ -241,7 +272,6 @@ func (d *Decider) decide(snap *Snapshot, req Request, rd *Readings) Decision {
 		dec.Verdict, dec.Reading = judgeReadings(g, rd)
 		dec.Allowed = dec.Verdict.Allowed
 	}
-	return dec
 }
 
 // choose picks the named groups through the snapshot's index when it has
