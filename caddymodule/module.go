@@ -99,6 +99,7 @@ type Handler struct {
 	logger   *zap.Logger
 	source   enforce.Source
 	upstream *upstreamFetcher // set for the upstream source
+	offers   *enforce.Store   // the upstream source's: takes clients' robots.txt answers
 	decider  *enforce.Decider
 	readings *sync.Pool // of *enforce.Readings, scratch space for decisions
 	facts    *factsTable
@@ -229,6 +230,9 @@ func (h *Handler) newSource() (enforce.Source, error) {
 	store, err := enforce.NewStore(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt store: %w", err)
+	}
+	if h.upstream != nil {
+		h.offers = store
 	}
 	return store, nil
 }

@@ -19,24 +19,46 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if h.upstream != nil {
 		h.upstream.remember(r, next)
 	}
+	switch then, err := h.judge(w, r); then {
+	case toNext:
+		return next.ServeHTTP(w, r)
+	case toRobotsTxt:
+		return h.serveRobotsTxt(w, r, next)
+	default:
+		return err
+	}
+}
+
+// What ServeHTTP does once a request is judged.
+type judged uint8
+
+const (
+	toNext      judged = iota // pass the request on
+	toRobotsTxt               // pass it on: it asks for /robots.txt
+	answered                  // denied: judge answered, or has the error for Caddy to
+)
+
+// judge decides a request, makes the decision known (placeholders,
+// metrics, the compliance record) and, when it denies in enforce mode,
+// answers. It is kept out of line, and ServeHTTP holds nothing of its
+// own: the rest of the route then runs on a stack no deeper than with a
+// handler that does nothing, and the goroutines serving requests need no
+// more stack for this one.
+//
+//go:noinline
+func (h *Handler) judge(w http.ResponseWriter, r *http.Request) (judged, error) {
 	ua := userAgent(r.Header)
 	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
-		return next.ServeHTTP(w, r) // the handler's own robots.txt request
+		return toNext, nil // the handler's own robots.txt request
 	}
-	// The target as the client sent it, before any rewrite: Caddy keeps
-	// the original method, URI and remote address (not the headers, which
-	// the handler reads before the directives that change them).
-	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
-	if !ok || orig.URL == nil {
-		orig = *r
-	}
+	sent := sentRequestOf(r)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if orig.URL.Path == "/robots.txt" {
+	if sent.path == "/robots.txt" {
 		h.fetchers.note(r.Host, ua, time.Now())
 		if repl != nil {
 			repl.Map(constantProviders[enforce.ReasonRobotsTxt][1])
 		}
-		return next.ServeHTTP(w, r)
+		return toRobotsTxt, nil
 	}
 
 	key := h.fixed
@@ -48,18 +70,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// leave the stack with the decision: pooled, they cost no allocation.
 	rd := h.readings.Get().(*enforce.Readings)
 	defer h.readings.Put(rd)
-	dec := h.decider.Decide(snap, enforce.Request{Target: orig.RequestURI, UserAgent: ua}, rd)
+	var dec enforce.Decision
+	h.decider.DecideInto(&dec, snap, &enforce.Request{Target: sent.uri, UserAgent: ua}, rd)
 
 	h.handOn(repl, &dec)
 	if dec.Reason == enforce.ReasonRobotsTxt {
 		h.fetchers.note(r.Host, ua, time.Now())
 	}
 	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
-		h.record(r, &orig, ua, &dec)
+		h.record(r, &sent, ua, &dec)
 	}
 	if dec.Allowed || !h.enforce {
-		return next.ServeHTTP(w, r)
+		return toNext, nil
 	}
+	return answered, h.deny(w, &dec)
+}
+
+// sentRequest is what the handler reads of a request as the client sent
+// it, before any rewrite: Caddy keeps the original method, URI and remote
+// address (not the headers, which the handler reads before the directives
+// that change them).
+type sentRequest struct {
+	method, uri, path, rawQuery, remoteAddr string
+}
+
+// sentRequestOf returns the request r was as the client sent it. It is
+// kept out of line: Caddy keeps the original as a whole http.Request,
+// which is copied to be read, and that copy need not sit on the stack for
+// the rest of the request.
+//
+//go:noinline
+func sentRequestOf(r *http.Request) sentRequest {
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	if !ok || orig.URL == nil {
+		orig = *r
+	}
+	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr}
+}
+
+// deny answers a disallowed request in enforce mode: with the body option's
+// text, or with an error for Caddy's error handling (handle_errors). It is
+// kept out of line, with the room its error takes.
+//
+//go:noinline
+func (h *Handler) deny(w http.ResponseWriter, dec *enforce.Decision) error {
 	if len(h.denyBody) > 0 {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(h.Status)
@@ -115,7 +169,7 @@ func botClass(dec *enforce.Decision) string {
 // record writes the compliance record of a decision, and adds its key facts
 // to the access log entry of the request. Its fields are a contract: see
 // the README's record schema.
-func (h *Handler) record(r *http.Request, orig *http.Request, ua string, dec *enforce.Decision) {
+func (h *Handler) record(r *http.Request, sent *sentRequest, ua string, dec *enforce.Decision) {
 	verdict := verdictName(dec.Allowed)
 	class := botClass(dec)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
@@ -133,8 +187,8 @@ func (h *Handler) record(r *http.Request, orig *http.Request, ua string, dec *en
 	now := time.Now()
 	fields := []zap.Field{
 		zap.String("host", r.Host),
-		zap.String("method", orig.Method),
-		zap.String("uri", orig.RequestURI),
+		zap.String("method", sent.method),
+		zap.String("uri", sent.uri),
 		zap.String("user_agent", truncate(ua, maxLoggedUserAgent)),
 		zap.String("agent", dec.Token),
 		zap.String("bot_class", class),
@@ -148,7 +202,7 @@ func (h *Handler) record(r *http.Request, orig *http.Request, ua string, dec *en
 		zap.Bool("grace", dec.Grace),
 		zap.String("robots_hash", snap.Hash),
 		zap.String("robots_source", snap.Source),
-		zap.String("remote_ip", remoteIP(orig)),
+		zap.String("remote_ip", remoteIP(sent.remoteAddr)),
 		zap.Bool("agent_fetched_robots", h.fetchers.fetchedWithin(r.Host, dec.Token, now, enforce.GraceWindow)),
 		zap.String("automation", dec.Classification.Automation.String()),
 	}
@@ -165,11 +219,11 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// remoteIP returns the client's address without its port.
-func remoteIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+// remoteIP returns a client's address without its port.
+func remoteIP(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return r.RemoteAddr
+		return addr
 	}
 	return host
 }

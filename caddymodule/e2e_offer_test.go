@@ -1,0 +1,139 @@
+package caddymodule
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// e2eLifted is e2eRobots once the site lifts GPTBot's ban.
+const e2eLifted = "User-agent: GPTBot\nAllow: /\n"
+
+// getWith is get with extra request headers.
+func (c *e2eCaddy) getWith(i int, host, path, ua string, header http.Header) e2eResponse {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr(i)+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Host = host
+	req.Header = header.Clone()
+	req.Header.Set("User-Agent", ua)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		c.t.Fatalf("GET %s (Host %q, %v): %v", path, host, header, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatalf("GET %s: reading the body: %v", path, err)
+	}
+	return e2eResponse{status: resp.StatusCode, header: resp.Header, body: string(body)}
+}
+
+// A crawler that reads a changed robots.txt is judged by it from its next
+// request on: the site's answer to the crawler's own GET /robots.txt
+// refreshes the handler's copy, long before its refresh is due. Answers
+// that may not be what every client gets (an error for crawlers, a range,
+// a query) change nothing.
+func TestE2EClientRobotsTxtRefreshes(t *testing.T) {
+	var mu sync.Mutex
+	robots := e2eRobots
+	blockGPTBot := false // a firewall's 403 to GPTBot
+	up := e2eNewUpstream(t, map[string]e2eRoute{"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, block := robots, blockGPTBot
+		mu.Unlock()
+		if block && r.Header.Get("User-Agent") == e2eGPTBot {
+			e2eStatus(http.StatusForbidden)(w, r)
+			return
+		}
+		http.ServeContent(w, r, "robots.txt", time.Time{}, strings.NewReader(body))
+	}})
+	c := e2eStart(t, 1, e2eProxySite, map[string]string{"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": ""})
+	deniedBefore := func(step string) {
+		t.Helper()
+		if r := c.get(0, "site.test", "/private/x", e2eGPTBot); r.status != http.StatusForbidden {
+			t.Fatalf("%s: GET /private/x by GPTBot = %d, want 403 under the copy in force", step, r.status)
+		}
+	}
+	deniedBefore("first")
+
+	mu.Lock()
+	robots, blockGPTBot = e2eLifted, true
+	mu.Unlock()
+	// Answers that say nothing about the file everyone gets.
+	if r := c.get(0, "site.test", "/robots.txt", e2eGPTBot); r.status != http.StatusForbidden {
+		t.Fatalf("GET /robots.txt by GPTBot = %d, want the firewall's 403", r.status)
+	}
+	deniedBefore("after the firewall's 403")
+	if r := c.getWith(0, "site.test", "/robots.txt", e2eBrowser, http.Header{"Range": {"bytes=0-9"}}); r.status != http.StatusPartialContent {
+		t.Fatalf("ranged GET /robots.txt = %d, want 206", r.status)
+	}
+	if r := c.getWith(0, "site.test", "/robots.txt", e2eBrowser, http.Header{"Range": {"bytes=0-999"}}); r.status != http.StatusPartialContent {
+		t.Fatalf("ranged GET /robots.txt for the whole file = %d, want 206", r.status)
+	}
+	if r := c.get(0, "site.test", "/robots.txt?v=2", e2eBrowser); r.body != e2eLifted {
+		t.Fatalf("GET /robots.txt?v=2 = %d %q, want the new file", r.status, r.body)
+	}
+	deniedBefore("after partial and query answers")
+
+	// A plain GET: the client gets the file untouched, and the handler
+	// takes it.
+	if r := c.get(0, "site.test", "/robots.txt", e2eBrowser); r.status != http.StatusOK || r.body != e2eLifted {
+		t.Fatalf("GET /robots.txt = %d %q, want 200 and the new file", r.status, r.body)
+	}
+	if r := c.get(0, "site.test", "/private/x", e2eGPTBot); r.status != http.StatusOK {
+		t.Errorf("GET /private/x by GPTBot after the new file passed = %d, want 200", r.status)
+	}
+	// The handler fetched robots.txt once itself; the clients asked 5 times.
+	if n, ua := up.count("site.test", "/robots.txt"), up.agent("site.test", "/robots.txt"); n != 6 || ua == e2eInternal {
+		t.Errorf("upstream saw %d requests for /robots.txt, the last from %q; want 6, the last a client's", n, ua)
+	}
+}
+
+// file_server hands a file to the connection with ReadFrom (sendfile):
+// the handler must still see the body it offers.
+func TestE2EClientRobotsTxtRefreshesFileServer(t *testing.T) {
+	root := t.TempDir()
+	robots := filepath.Join(root, "robots.txt")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(robots, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(e2eRobots)
+	c := e2eStart(t, 1, `
+http://:<PORT0> {
+	bind 127.0.0.1
+	root * <ROOT>
+	robots_enforce
+	file_server
+}
+`, map[string]string{"<ROOT>": filepath.ToSlash(root)})
+	if r := c.get(0, "", "/private/x", e2eGPTBot); r.status != http.StatusForbidden {
+		t.Fatalf("GET /private/x by GPTBot = %d, want 403", r.status)
+	}
+	// The new file moves the ban: a body the handler failed to see would
+	// read as an empty file, which allows everything.
+	const moved = "User-agent: GPTBot\nDisallow: /drafts/\n"
+	write(moved)
+	if r := c.get(0, "", "/robots.txt", e2eGPTBot); r.status != http.StatusOK || r.body != moved {
+		t.Fatalf("GET /robots.txt = %d %q, want 200 and the new file", r.status, r.body)
+	}
+	if r := c.get(0, "", "/private/x", e2eGPTBot); r.status != http.StatusNotFound {
+		t.Errorf("GET /private/x by GPTBot after reading the new file = %d, want file_server's 404", r.status)
+	}
+	if r := c.get(0, "", "/drafts/x", e2eGPTBot); r.status != http.StatusForbidden {
+		t.Errorf("GET /drafts/x by GPTBot after reading the new file = %d, want 403", r.status)
+	}
+}
