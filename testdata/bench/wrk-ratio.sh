@@ -26,6 +26,9 @@
 #   CADDY        a Caddy binary with robots_enforce; default: ./cmd/caddy,
 #                built into a temporary directory
 #   SITE         respond (the default), file_server or reverse_proxy
+#   CONTROL      1 to serve the site without robots_enforce in both
+#                processes: the ratios then show the method's own spread
+#                and bias, which the real ratios are read against
 #   ROUNDS       rounds (3)
 #   DURATION     seconds of load per run (10)
 #   CONNECTIONS  wrk connections (16), on one wrk thread
@@ -47,6 +50,7 @@ PORT_WITH=${PORT_WITH:-18091}
 PORT_WITHOUT=${PORT_WITHOUT:-18092}
 PORT_UPSTREAM=${PORT_UPSTREAM:-18093}
 SITE=${SITE:-respond}
+CONTROL=${CONTROL:-0}
 CADDY_CPU=${CADDY_CPU-1}
 WRK_CPU=${WRK_CPU-0}
 
@@ -126,7 +130,7 @@ declare -A port pid
 port[with]=$PORT_WITH
 port[without]=$PORT_WITHOUT
 for variant in with without; do
-	site "${port[$variant]}" "$([[ $variant == with ]] && echo 1 || echo 0)" >"$work/$variant.caddyfile"
+	site "${port[$variant]}" "$([[ $variant == with && $CONTROL != 1 ]] && echo 1 || echo 0)" >"$work/$variant.caddyfile"
 	# taskset execs Caddy: $! is Caddy's own PID.
 	"${caddy_pin[@]}" "$CADDY" run --adapter caddyfile --config "$work/$variant.caddyfile" >"$work/$variant.log" 2>&1 &
 	pid[$variant]=$!
@@ -143,11 +147,14 @@ for variant in with without; do
 		exit 1
 	}
 done
-# The module must be in force in one, and only one, of the two.
+# The module must be in force in one, and only one, of the two (in
+# neither for the control).
+want_with=403
+[[ $CONTROL == 1 ]] && want_with=200
 denied=$(curl -so /dev/null -w '%{http_code}' -A "$CRAWLER_UA" "http://127.0.0.1:${port[with]}$DENIED_PATH")
 passed=$(curl -so /dev/null -w '%{http_code}' -A "$CRAWLER_UA" "http://127.0.0.1:${port[without]}$DENIED_PATH")
-if [[ $denied != 403 || $passed != 200 ]]; then
-	echo "unexpected statuses: $denied with robots_enforce (want 403), $passed without (want 200)" >&2
+if [[ $denied != "$want_with" || $passed != 200 ]]; then
+	echo "unexpected statuses: $denied from the first process (want $want_with), $passed from the second (want 200)" >&2
 	exit 1
 fi
 
