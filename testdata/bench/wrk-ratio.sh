@@ -29,6 +29,12 @@
 #   CONTROL      1 to serve the site without robots_enforce in both
 #                processes: the ratios then show the method's own spread
 #                and bias, which the real ratios are read against
+#   PROFILE      1 to also take, per User-Agent, a CPU profile of the
+#                process with robots_enforce under the same load (through
+#                its admin endpoint, on PORT_ADMIN, 18094) and print the
+#                share of its CPU the handler's own work took: measured
+#                within one process at one time, that share does not drift
+#                with the machine as the ratio does. Needs the go command.
 #   ROUNDS       rounds (3)
 #   DURATION     seconds of load per run (10)
 #   CONNECTIONS  wrk connections (16), on one wrk thread
@@ -51,6 +57,8 @@ PORT_WITHOUT=${PORT_WITHOUT:-18092}
 PORT_UPSTREAM=${PORT_UPSTREAM:-18093}
 SITE=${SITE:-respond}
 CONTROL=${CONTROL:-0}
+PROFILE=${PROFILE:-0}
+PORT_ADMIN=${PORT_ADMIN:-18094}
 CADDY_CPU=${CADDY_CPU-1}
 WRK_CPU=${WRK_CPU-0}
 
@@ -94,7 +102,9 @@ fi
 # site PORT WITH: a Caddyfile serving SITE on PORT, behind robots_enforce
 # when WITH is 1.
 site() {
-	printf '{\n\tadmin off\n\tpersist_config off\n}\n'
+	local admin=off
+	[[ $2 == 1 && $PROFILE == 1 ]] && admin=127.0.0.1:$PORT_ADMIN
+	printf '{\n\tadmin %s\n\tpersist_config off\n}\n' "$admin"
 	printf 'http://:%s {\n\tbind 127.0.0.1\n' "$1"
 	if [[ $2 == 1 ]]; then
 		cat <<'EOF'
@@ -210,8 +220,27 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 
+if [[ $PROFILE == 1 && $CONTROL != 1 ]]; then
+	echo
+	printf '%-7s  %s\n' ua "share of the CPU of the process with robots_enforce in the handler's own work"
+	for ua in browser crawler; do
+		header=$BROWSER_UA
+		[[ $ua == crawler ]] && header=$CRAWLER_UA
+		load with "$header" $((DURATION + 2)) >/dev/null &
+		loading=$!
+		sleep 1
+		curl -fso "$work/$ua.pprof" "http://127.0.0.1:$PORT_ADMIN/debug/pprof/profile?seconds=$DURATION"
+		wait "$loading" || exit 1
+		# judge is all the handler does besides calling the next handler.
+		share=$(go tool pprof -top -cum "$work/$ua.pprof" 2>/dev/null |
+			awk '/caddymodule\.\(\*Handler\)\.judge$/ { print $5; found = 1 } END { if (!found) print "?" }')
+		printf '%-7s  %s\n' "$ua" "$share"
+	done
+fi
+
+((ROUNDS > 0)) || exit 0
 echo
-printf '%-7s  %-40s  %-6s  %s\n' ua 'ratio with/without, by round' median 'all rounds' 
+printf '%-7s  %-40s  %-6s  %s\n' ua 'ratio with/without, by round' median 'all rounds'
 for ua in browser crawler; do
 	ratios=()
 	for round in $(seq "$ROUNDS"); do
