@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// Readers and refreshes on a few hosts at once, with answers changing
-// between 200, 404 and 503 as the clock moves: meant for go test -race. It
-// checks that no host ever has two fetches in flight, and that every
-// snapshot a reader sees is whole.
+// Readers, refreshes and offers on a few hosts at once, with answers
+// changing between 200, 404 and 503 as the clock moves: meant for go test
+// -race. It checks that no host ever has two fetches in flight, and that
+// every snapshot a reader sees is whole.
 func TestStoreConcurrentReadersAndRefreshes(t *testing.T) {
 	hosts := []string{"a.example", "b.example", "c.example", "d.example"}
 	var inFlight sync.Map // URL → *atomic.Int32
@@ -54,7 +54,13 @@ func TestStoreConcurrentReadersAndRefreshes(t *testing.T) {
 					return
 				default:
 				}
-				snap := s.Snapshot(context.Background(), hosts[(r+i)%len(hosts)])
+				host := hosts[(r+i)%len(hosts)]
+				if r%4 == 0 && i%8 == 0 {
+					// A client's robots.txt passing through, offered
+					// while fetches and other offers may be in flight.
+					s.Offer(host, reply(200, fmt.Sprintf("User-agent: *\nDisallow: /offered%d\n", i)).resp)
+				}
+				snap := s.Snapshot(context.Background(), host)
 				if err := checkWhole(snap); err != nil {
 					t.Error(err)
 					return
