@@ -35,7 +35,7 @@ type judged uint8
 const (
 	toNext      judged = iota // pass the request on
 	toRobotsTxt               // pass it on: it asks for /robots.txt
-	answered                  // denied: judge answered, or has the error for Caddy to
+	answered                  // denied: judge wrote the answer, or returns the error Caddy answers with
 )
 
 // judge decides a request, makes the decision known (placeholders,
