@@ -64,6 +64,7 @@ func (s *Store) Offer(host string, resp Response) bool {
 	if o.access != AccessAvailable {
 		return false
 	}
-	e.snap.Store(s.life.next(e.snap.Load(), e.url, o, s.cfg.Now()))
+	prev := e.snap.Load()
+	s.publish(e, prev, s.life.next(prev, e.url, o, s.cfg.Now()))
 	return true
 }

@@ -2,7 +2,9 @@ package enforce
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -105,5 +107,71 @@ func TestStoreOfferNotOfferable(t *testing.T) {
 	s.Close()
 	if s.Offerable("a.example") || s.Offer("a.example", offer) {
 		t.Error("a closed store: offer taken, want refused")
+	}
+}
+
+// TestStoreOnChange follows one host through fetches and an offer: OnChange
+// hears of the first snapshot, of each new file, of a new failure and of
+// its end, and of nothing that only confirms what is in force.
+func TestStoreOnChange(t *testing.T) {
+	type change struct {
+		host, old, new string // "" for no snapshot; else access and file
+	}
+	describe := func(s *Snapshot) string {
+		if s == nil {
+			return ""
+		}
+		d := s.Access.String()
+		if s.Robots != nil {
+			d += " " + s.Hash[:4]
+		}
+		if s.Err != "" {
+			d += " failing"
+		}
+		return d
+	}
+	var mu sync.Mutex
+	var heard []change
+	clock := newManualClock()
+	f := newScriptFetcher(serve(http.StatusOK, offerV1))
+	s := newTestStore(t, f, clock, func(c *StoreConfig) {
+		c.OnChange = func(host string, old, new *Snapshot) {
+			mu.Lock()
+			defer mu.Unlock()
+			heard = append(heard, change{host, describe(old), describe(new)})
+		}
+	})
+	step := func(answer func(context.Context, string) (Response, error)) {
+		t.Helper()
+		f.set(answer)
+		clock.Advance(25 * time.Hour) // past any refresh or backoff
+		s.Snapshot(t.Context(), "a.example")
+		settle(t, s, "a.example")
+	}
+	s.Snapshot(t.Context(), "a.example")
+	settle(t, s, "a.example")
+	v1 := describe(s.Snapshot(t.Context(), "a.example"))
+	step(serve(http.StatusOK, offerV1)) // the same file: no news
+	step(serve(http.StatusOK, offerV2))
+	v2 := describe(s.Snapshot(t.Context(), "a.example"))
+	step(serve(http.StatusServiceUnavailable, "")) // kept, but failing
+	step(serve(http.StatusServiceUnavailable, "")) // the same failure: no news
+	step(serve(http.StatusOK, offerV2))            // reachable again
+	if !s.Offer("a.example", reply(http.StatusOK, offerV1).resp) {
+		t.Fatal("offer refused")
+	}
+	s.Offer("a.example", reply(http.StatusOK, offerV1).resp) // the same file: no news
+
+	want := []change{
+		{"a.example", "", v1},
+		{"a.example", v1, v2},
+		{"a.example", v2, v2 + " failing"},
+		{"a.example", v2 + " failing", v2},
+		{"a.example", v2, v1},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(heard) != fmt.Sprint(want) {
+		t.Errorf("OnChange heard\n%v\nwant\n%v", heard, want)
 	}
 }

@@ -74,6 +74,13 @@ type StoreConfig struct {
 	// treat the file as unavailable or keep its cached copy; the default
 	// allows, so that no crawler is blocked for doing what the RFC permits.
 	LongUnreachable UnreachablePolicy
+	// OnChange, when set, is told of each snapshot that says something
+	// new about a host: its first, a change of access or of file, a new
+	// error and the end of one (a failure repeating the last one is not
+	// news). old is nil for the first. It is called from the goroutine that fetched, or
+	// that offered (see Offer), after the snapshot is in force, and must
+	// not block.
+	OnChange func(host string, old, new *Snapshot)
 }
 
 // checkMaxSize returns the parse limit for a configured MaxSize.
@@ -221,6 +228,7 @@ var _ Source = (*Store)(nil)
 
 // hostEntry is the state of one host.
 type hostEntry struct {
+	host     string // its key in the store
 	url      string
 	snap     atomic.Pointer[Snapshot] // nil until the first fetch ends
 	ready    chan struct{}            // closed when snap is first set
@@ -316,7 +324,7 @@ func (s *Store) entry(key string, now time.Time) (*hostEntry, error) {
 	if s.count >= s.cfg.MaxHosts && !s.evictLocked() {
 		return nil, fmt.Errorf("tracking %d hosts, all being fetched", s.count)
 	}
-	e := &hostEntry{url: u, ready: make(chan struct{})}
+	e := &hostEntry{host: key, url: u, ready: make(chan struct{})}
 	e.lastUsed.Store(now.Unix())
 	e.fetching.Store(true)
 	s.hosts.Store(key, e)
@@ -385,12 +393,27 @@ func (s *Store) fetch(e *hostEntry) {
 		next = s.life.undefined(e.url, s.cfg.Now(), errStoreClosed)
 	}
 	if next != nil {
-		e.snap.Store(next)
+		s.publish(e, prev, next)
 		if prev == nil {
 			close(e.ready)
 		}
 	}
 	e.fetching.Store(false)
+}
+
+// publish puts next in force for e, in place of prev, and tells OnChange
+// when it is news.
+func (s *Store) publish(e *hostEntry, prev, next *Snapshot) {
+	e.snap.Store(next)
+	if s.cfg.OnChange != nil && newsOf(prev, next) {
+		s.cfg.OnChange(e.host, prev, next)
+	}
+}
+
+// newsOf reports whether next says something prev did not: see
+// StoreConfig.OnChange.
+func newsOf(prev, next *Snapshot) bool {
+	return prev == nil || prev.Access != next.Access || prev.Hash != next.Hash || prev.Err != next.Err
 }
 
 // Close stops the fetches in flight and waits for their goroutines to end.
