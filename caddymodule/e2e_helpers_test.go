@@ -312,10 +312,27 @@ func (c *e2eCaddy) lines(name, logger string, n int) []e2eRecord {
 	}
 }
 
-// records returns the compliance records written so far, waiting for n.
+// records returns the compliance records written so far, waiting for n:
+// the lines of the handler's logger that are records, not those of its
+// robots_txt logger.
 func (c *e2eCaddy) records(n int) []e2eRecord {
 	c.t.Helper()
-	return c.lines("robots.log", "http.handlers.robots_enforce", n)
+	deadline := time.Now().Add(e2eTimeout)
+	for {
+		var recs []e2eRecord
+		for _, rec := range c.readLog("robots.log", "http.handlers.robots_enforce") {
+			if rec.str("msg") == "robots.txt decision" {
+				recs = append(recs, rec)
+			}
+		}
+		if len(recs) >= n {
+			return recs
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("robots.log: %d compliance records after %v, want %d:\n%s", len(recs), e2eTimeout, n, e2eDump(recs))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // readLog reads the log file name and returns its lines of logger.

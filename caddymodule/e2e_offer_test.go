@@ -137,3 +137,52 @@ http://:<PORT0> {
 		t.Errorf("GET /drafts/x by GPTBot after reading the new file = %d, want 403", r.status)
 	}
 }
+
+// What the handler learns about a site's robots.txt is logged, under its
+// robots_txt logger: the file in force, a change (here from a client's
+// own request), and, as a warning, a file that cannot be fetched.
+func TestE2ERobotsTxtLog(t *testing.T) {
+	var mu sync.Mutex
+	robots := e2eRobots
+	up := e2eNewUpstream(t, map[string]e2eRoute{
+		"site.test /robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			body := robots
+			mu.Unlock()
+			e2eText(body)(w, r)
+		},
+		"down.test /robots.txt": e2eStatus(http.StatusServiceUnavailable),
+	})
+	c := e2eStart(t, 1, e2eProxySite, map[string]string{"<UPSTREAM>": up.hostPort(), "<MODE>": "log", "<OPTIONS>": ""})
+	c.get(0, "site.test", "/page", e2eGPTBot)
+	mu.Lock()
+	robots = e2eLifted
+	mu.Unlock()
+	c.get(0, "site.test", "/robots.txt", e2eBrowser)
+	c.get(0, "down.test", "/page", e2eGPTBot)
+
+	const logger = "http.handlers.robots_enforce.robots_txt"
+	lines := c.lines("robots.log", logger, 3)
+	source := "http://site.test/robots.txt"
+	want := []e2eRecord{
+		{"level": "info", "msg": "robots.txt in force", "host": "site.test", "robots_source": source,
+			"access": "available", "http_status": 200.0, "robots_hash": e2eHash(e2eRobots), "previous_hash": ""},
+		{"level": "info", "msg": "robots.txt in force", "host": "site.test", "robots_source": source,
+			"access": "available", "http_status": 200.0, "robots_hash": e2eHash(e2eLifted), "previous_hash": e2eHash(e2eRobots)},
+		{"level": "warn", "msg": "robots.txt could not be fetched", "host": "down.test", "robots_source": "http://down.test/robots.txt",
+			"access": "unreachable", "http_status": 503.0, "failures": 1.0, "disallow_all": true},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines of %s, want %d:\n%s", len(lines), logger, len(want), e2eDump(lines))
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if got := lines[i][k]; got != v && !(v == "" && got == nil) {
+				t.Errorf("line %d: %s = %v, want %v\n%s", i, k, got, v, e2eDump(lines[i:i+1]))
+			}
+		}
+		if w["level"] == "warn" && lines[i].str("error") == "" {
+			t.Errorf("line %d: no error\n%s", i, e2eDump(lines[i:i+1]))
+		}
+	}
+}

@@ -205,6 +205,7 @@ func (h *Handler) newSource() (enforce.Source, error) {
 		return src, nil
 	}
 	cfg := enforce.StoreConfig{
+		OnChange:     h.logRobotsChange,
 		MaxSize:      h.MaxSize,
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),

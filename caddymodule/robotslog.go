@@ -1,0 +1,51 @@
+package caddymodule
+
+import (
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// robotsTxtLogger names the logger of what the handler learns about
+// sites' robots.txt files, below the handler's own: a log that includes
+// http.handlers.robots_enforce for the compliance records gets these lines
+// too (the audit skips them), and one that wants records alone excludes
+// this logger.
+const robotsTxtLogger = "robots_txt"
+
+// logRobotsChange logs what the Store says is new about a site's
+// robots.txt (enforce.StoreConfig.OnChange): a warning while it cannot be
+// fetched, since crawlers are then held to the last copy or, with none,
+// to complete disallow; otherwise the file now in force.
+func (h *Handler) logRobotsChange(key string, old, snap *enforce.Snapshot) {
+	fields := []zap.Field{
+		zap.String("host", strings.TrimPrefix(key, "http://")),
+		zap.String("robots_source", snap.Source),
+		zap.String("access", snap.Access.String()),
+	}
+	if snap.HTTPStatus != 0 {
+		fields = append(fields, zap.Int("http_status", snap.HTTPStatus))
+	}
+	if snap.Hash != "" {
+		fields = append(fields, zap.String("robots_hash", snap.Hash))
+	}
+	if old != nil && old.Hash != snap.Hash {
+		fields = append(fields, zap.String("previous_hash", old.Hash))
+	}
+	log := h.logger.Named(robotsTxtLogger)
+	if snap.Failures == 0 {
+		if snap.Err != "" { // a 4xx: no file, no rules
+			fields = append(fields, zap.String("error", snap.Err))
+		}
+		log.Info("robots.txt in force", fields...)
+		return
+	}
+	fields = append(fields,
+		zap.String("error", snap.Err),
+		zap.Int("failures", snap.Failures),
+		zap.Time("failing_since", snap.FailingSince),
+		zap.Bool("disallow_all", snap.Robots == nil && snap.DisallowAll))
+	log.Warn("robots.txt could not be fetched", fields...)
+}
