@@ -10,10 +10,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
 
 // e2eLifted is e2eRobots once the site lifts GPTBot's ban.
 const e2eLifted = "User-agent: GPTBot\nAllow: /\n"
+
+// e2eAfterOfferInterval waits until the copy just fetched may be replaced
+// by a client's robots.txt answer (enforce.OfferInterval).
+func e2eAfterOfferInterval() {
+	time.Sleep(enforce.OfferInterval + 50*time.Millisecond)
+}
 
 // getWith is get with extra request headers.
 func (c *e2eCaddy) getWith(i int, host, path, ua string, header http.Header) e2eResponse {
@@ -66,6 +74,7 @@ func TestE2EClientRobotsTxtRefreshes(t *testing.T) {
 		}
 	}
 	deniedBefore("first")
+	e2eAfterOfferInterval()
 
 	mu.Lock()
 	robots, blockGPTBot = e2eLifted, true
@@ -127,6 +136,7 @@ http://:<PORT0> {
 	// read as an empty file, which allows everything.
 	const moved = "User-agent: GPTBot\nDisallow: /drafts/\n"
 	write(moved)
+	e2eAfterOfferInterval()
 	if r := c.get(0, "", "/robots.txt", e2eGPTBot); r.status != http.StatusOK || r.body != moved {
 		t.Fatalf("GET /robots.txt = %d %q, want 200 and the new file", r.status, r.body)
 	}
@@ -158,6 +168,7 @@ func TestE2ERobotsTxtLog(t *testing.T) {
 	mu.Lock()
 	robots = e2eLifted
 	mu.Unlock()
+	e2eAfterOfferInterval()
 	c.get(0, "site.test", "/robots.txt", e2eBrowser)
 	c.get(0, "down.test", "/page", e2eGPTBot)
 

@@ -3,6 +3,7 @@ package enforce
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // A site's robots.txt can reach a Store another way than its own fetch:
@@ -11,13 +12,17 @@ import (
 // file, instead of the copy fetched before the change, and is not denied
 // (and recorded) for following the file it was given.
 
+// OfferInterval is the shortest time between a host's last fetch or offer
+// and an offer the store considers. Clients may ask for robots.txt as
+// often as they like; each offer costs a copy and a hash of the body (only
+// a changed file is parsed again, which clients cannot cause), so offers
+// are taken at most about once a second per host.
+const OfferInterval = time.Second
+
 // Offerable reports whether Offer would now consider an answer for host:
-// host was fetched before and no fetch of it is in flight. A caller checks
-// it before going to the trouble of keeping a copy of a response.
-//
-// Clients may ask for robots.txt as often as they like: an offer of the
-// file in force costs a hash of its body, and only a changed file is
-// parsed again, which clients cannot cause (it is the site's answer).
+// host was fetched before, no fetch of it is in flight, and its copy was
+// last checked at least OfferInterval ago. A caller checks it before going
+// to the trouble of keeping a copy of a response.
 func (s *Store) Offerable(host string) bool {
 	_, ok := s.offerable(strings.ToLower(host))
 	return ok
@@ -29,7 +34,8 @@ func (s *Store) offerable(key string) (*hostEntry, bool) {
 		return nil, false
 	}
 	e := v.(*hostEntry)
-	if e.snap.Load() == nil || e.fetching.Load() {
+	snap := e.snap.Load()
+	if snap == nil || e.fetching.Load() || s.cfg.Now().Sub(snap.CheckedAt) < OfferInterval {
 		return nil, false
 	}
 	return e, true

@@ -100,8 +100,19 @@ func TestStoreOfferNotOfferable(t *testing.T) {
 	}
 	close(release)
 	settle(t, s, "a.example")
+	if s.Offerable("a.example") || s.Offer("a.example", offer) {
+		t.Error("fetch ended a moment ago: offer taken, want refused for OfferInterval")
+	}
+	clock.Advance(OfferInterval)
 	if !s.Offerable("a.example") {
-		t.Error("fetch ended: not offerable, want offerable")
+		t.Errorf("fetch ended %v ago: not offerable, want offerable", OfferInterval)
+	}
+	if !s.Offer("a.example", offer) {
+		t.Error("offer refused, want taken")
+	}
+	clock.Advance(OfferInterval / 2)
+	if s.Offer("a.example", offer) {
+		t.Errorf("a second offer %v after the first taken, want refused", OfferInterval/2)
 	}
 
 	s.Close()
@@ -157,10 +168,12 @@ func TestStoreOnChange(t *testing.T) {
 	step(serve(http.StatusServiceUnavailable, "")) // kept, but failing
 	step(serve(http.StatusServiceUnavailable, "")) // the same failure: no news
 	step(serve(http.StatusOK, offerV2))            // reachable again
-	if !s.Offer("a.example", reply(http.StatusOK, offerV1).resp) {
-		t.Fatal("offer refused")
+	for range 2 { // the second time, the same file: no news
+		clock.Advance(OfferInterval)
+		if !s.Offer("a.example", reply(http.StatusOK, offerV1).resp) {
+			t.Fatal("offer refused")
+		}
 	}
-	s.Offer("a.example", reply(http.StatusOK, offerV1).resp) // the same file: no news
 
 	want := []change{
 		{"a.example", "", v1},
