@@ -168,7 +168,8 @@ func TestStoreOnChange(t *testing.T) {
 	step(serve(http.StatusServiceUnavailable, "")) // kept, but failing
 	step(serve(http.StatusServiceUnavailable, "")) // the same failure: no news
 	step(serve(http.StatusOK, offerV2))            // reachable again
-	for range 2 {                                  // the second time, the same file: no news
+	// Two offers of one file: the second is no news.
+	for range 2 {
 		clock.Advance(OfferInterval)
 		if !s.Offer("a.example", reply(http.StatusOK, offerV1).resp) {
 			t.Fatal("offer refused")
