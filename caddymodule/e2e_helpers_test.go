@@ -202,6 +202,21 @@ func (c *e2eCaddy) try(i int, host, path, ua string) (e2eResponse, error) {
 // tryWithin is try with a time limit d for the whole request. Its
 // errors are *e2eRequestError.
 func (c *e2eCaddy) tryWithin(d time.Duration, i int, host, path, ua string) (e2eResponse, error) {
+	return c.send(d, i, host, path, ua, nil)
+}
+
+// getWith is get with extra request headers.
+func (c *e2eCaddy) getWith(i int, host, path, ua string, header http.Header) e2eResponse {
+	c.t.Helper()
+	resp, err := c.send(e2eTimeout, i, host, path, ua, header)
+	if err != nil {
+		c.t.Fatalf("GET %s (Host %q, %v): %v", path, host, header, err)
+	}
+	return resp
+}
+
+// send is tryWithin with extra request headers (none when nil).
+func (c *e2eCaddy) send(d time.Duration, i int, host, path, ua string, header http.Header) (e2eResponse, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	rerr := &e2eRequestError{}
@@ -215,6 +230,9 @@ func (c *e2eCaddy) tryWithin(d time.Duration, i int, host, path, ua string) (e2e
 	}
 	if host != "" {
 		req.Host = host
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("User-Agent", ua) // an empty value sends no header
 	resp, err := c.client.Do(req)
@@ -299,9 +317,20 @@ func (r e2eRecord) str(k string) string {
 // request may be written after its response: the access log is.
 func (c *e2eCaddy) lines(name, logger string, n int) []e2eRecord {
 	c.t.Helper()
+	return c.linesWhere(name, logger, n, func(e2eRecord) bool { return true })
+}
+
+// linesWhere is lines counting and returning only the lines keep keeps.
+func (c *e2eCaddy) linesWhere(name, logger string, n int, keep func(e2eRecord) bool) []e2eRecord {
+	c.t.Helper()
 	deadline := time.Now().Add(e2eTimeout)
 	for {
-		recs := c.readLog(name, logger)
+		var recs []e2eRecord
+		for _, rec := range c.readLog(name, logger) {
+			if keep(rec) {
+				recs = append(recs, rec)
+			}
+		}
 		if len(recs) >= n {
 			return recs
 		}
@@ -317,22 +346,9 @@ func (c *e2eCaddy) lines(name, logger string, n int) []e2eRecord {
 // robots_txt logger.
 func (c *e2eCaddy) records(n int) []e2eRecord {
 	c.t.Helper()
-	deadline := time.Now().Add(e2eTimeout)
-	for {
-		var recs []e2eRecord
-		for _, rec := range c.readLog("robots.log", "http.handlers.robots_enforce") {
-			if rec.str("msg") == "robots.txt decision" {
-				recs = append(recs, rec)
-			}
-		}
-		if len(recs) >= n {
-			return recs
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("robots.log: %d compliance records after %v, want %d:\n%s", len(recs), e2eTimeout, n, e2eDump(recs))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return c.linesWhere("robots.log", "http.handlers.robots_enforce", n, func(rec e2eRecord) bool {
+		return rec.str("msg") == "robots.txt decision"
+	})
 }
 
 // readLog reads the log file name and returns its lines of logger.

@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,30 +19,6 @@ const e2eLifted = "User-agent: GPTBot\nAllow: /\n"
 // by a client's robots.txt answer (enforce.OfferInterval).
 func e2eAfterOfferInterval() {
 	time.Sleep(enforce.OfferInterval + 50*time.Millisecond)
-}
-
-// getWith is get with extra request headers.
-func (c *e2eCaddy) getWith(i int, host, path, ua string, header http.Header) e2eResponse {
-	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr(i)+path, nil)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Host = host
-	req.Header = header.Clone()
-	req.Header.Set("User-Agent", ua)
-	resp, err := c.client.Do(req)
-	if err != nil {
-		c.t.Fatalf("GET %s (Host %q, %v): %v", path, host, header, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatalf("GET %s: reading the body: %v", path, err)
-	}
-	return e2eResponse{status: resp.StatusCode, header: resp.Header, body: string(body)}
 }
 
 // A crawler that reads a changed robots.txt is judged by it from its next

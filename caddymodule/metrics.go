@@ -71,11 +71,6 @@ func (m *metrics) series(allowed bool, reason enforce.Reason, token, mode string
 	return m.decisions.WithLabelValues(verdictName(allowed), mode, agent)
 }
 
-// count counts a decision.
-func (m *metrics) count(dec *enforce.Decision, mode string) {
-	m.series(dec.Allowed, dec.Reason, dec.Token, mode).Inc()
-}
-
 // countingFetcher counts the requests of the Fetcher it wraps.
 type countingFetcher struct {
 	enforce.Fetcher

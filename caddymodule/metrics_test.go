@@ -51,6 +51,11 @@ func unitDecisionLabels(agent, mode, verdict string) string {
 	return "agent=" + agent + ",mode=" + mode + ",verdict=" + verdict
 }
 
+// unitCount counts a decision as the handler does, in its series.
+func unitCount(m *metrics, dec *enforce.Decision, mode string) {
+	m.series(dec.Allowed, dec.Reason, dec.Token, mode).Inc()
+}
+
 func unitNewMetrics(t *testing.T, reg *prometheus.Registry) *metrics {
 	t.Helper()
 	m, err := newMetrics(reg)
@@ -74,9 +79,9 @@ func TestMetricsAcrossReloads(t *testing.T) {
 	named := enforce.Decision{Allowed: false, Reason: enforce.ReasonNamedGroup, Token: "GPTBot"}
 	wildcard := enforce.Decision{Allowed: false, Reason: enforce.ReasonWildcardGroup, Token: "curl"}
 	for _, m := range []*metrics{first, second, second} {
-		m.count(&browser, "enforce")
-		m.count(&named, "enforce")
-		m.count(&wildcard, "log")
+		unitCount(m, &browser, "enforce")
+		unitCount(m, &named, "enforce")
+		unitCount(m, &wildcard, "log")
 		m.countFetch(http.StatusOK, nil)
 	}
 
@@ -107,8 +112,8 @@ func unitCompareSeries(t *testing.T, got, want map[string]float64) {
 // gives no registry.
 func TestMetricsWithoutRegistry(t *testing.T) {
 	m := unitNewMetrics(t, nil)
-	m.count(&enforce.Decision{Allowed: true, Reason: enforce.ReasonNotAutomated}, "log")
-	m.count(&enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: "CCBot"}, "log")
+	unitCount(m, &enforce.Decision{Allowed: true, Reason: enforce.ReasonNotAutomated}, "log")
+	unitCount(m, &enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: "CCBot"}, "log")
 	m.countFetch(404, nil)
 }
 
@@ -137,7 +142,7 @@ func TestMetricsAgentLabel(t *testing.T) {
 			for _, mode := range []string{"enforce", "log"} {
 				dec := enforce.Decision{Allowed: allowed, Reason: reason, Token: "GPTBot"}
 				reg := prometheus.NewRegistry()
-				unitNewMetrics(t, reg).count(&dec, mode)
+				unitCount(unitNewMetrics(t, reg), &dec, mode)
 				agent := "_other"
 				if reason == enforce.ReasonNamedGroup {
 					agent = "gptbot"
@@ -188,7 +193,7 @@ func TestMetricsAgentLabelFromDecider(t *testing.T) {
 	} {
 		reg := prometheus.NewRegistry()
 		dec := decider.Decide(snap, enforce.Request{Target: tt.target, UserAgent: tt.ua, Now: time.Now()}, &enforce.Readings{})
-		unitNewMetrics(t, reg).count(&dec, "enforce")
+		unitCount(unitNewMetrics(t, reg), &dec, "enforce")
 		got := unitSeries(t, reg, unitDecisionsMetric)
 		if got[tt.want] != 1 || len(got) != 1 {
 			t.Errorf("decision %s on %s for %q: series %v, want only {%s} = 1", dec.Reason, tt.target, tt.ua, got, tt.want)

@@ -29,7 +29,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 		return next.ServeHTTP(w, r)
 	}
 	tee := &teeWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		limit: cmp.Or(h.MaxSize, rules.DefaultMaxSize) + 1}
+		boundedBody: boundedBody{limit: cmp.Or(h.MaxSize, rules.DefaultMaxSize) + 1}}
 	err := next.ServeHTTP(tee, r)
 	if err == nil && tee.status == http.StatusOK && !tee.encoded {
 		h.offers.Offer(key, enforce.Response{StatusCode: tee.status, Header: tee.header, Body: tee.body, Truncated: tee.truncated})
@@ -56,12 +56,10 @@ func plainRobotsRequest(sent *sentRequest, r *http.Request) bool {
 // header as the site set it, and up to limit octets of its body.
 type teeWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	status    int
-	header    http.Header // a copy, taken when the status is written
-	encoded   bool        // the site sent the body with a Content-Encoding
-	body      []byte
-	limit     int
-	truncated bool
+	status  int
+	header  http.Header // a copy, taken when the status is written
+	encoded bool        // the site sent the body with a Content-Encoding
+	boundedBody
 }
 
 func (w *teeWriter) WriteHeader(status int) {
@@ -78,11 +76,7 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	if room := w.limit - len(w.body); len(p) > room {
-		w.body, w.truncated = append(w.body, p[:max(room, 0)]...), true
-	} else {
-		w.body = append(w.body, p...)
-	}
+	w.keep(p)
 	return w.ResponseWriter.Write(p)
 }
 

@@ -69,7 +69,7 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 	}
 	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
 	req.Header.Set("User-Agent", internalUserAgent)
-	rec := &capturingWriter{header: make(http.Header), limit: limit}
+	rec := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: limit}}
 	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, rt.server)
 	if saved, ok := f.sites[b2i(u.Scheme == "https")].Load(strings.ToLower(u.Host)); ok {
 		vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
@@ -100,11 +100,9 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 // body. It reports every write as whole, so that the handler writing it is
 // not cut short.
 type capturingWriter struct {
-	header    http.Header
-	status    int
-	body      []byte
-	limit     int
-	truncated bool
+	header http.Header
+	status int
+	boundedBody
 }
 
 func (w *capturingWriter) Header() http.Header { return w.header }
@@ -122,13 +120,25 @@ func (w *capturingWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	room := w.limit - len(w.body)
-	if len(p) > room {
-		w.body, w.truncated = append(w.body, p[:max(room, 0)]...), true
-	} else {
-		w.body = append(w.body, p...)
-	}
+	w.keep(p)
 	return len(p), nil
+}
+
+// boundedBody keeps the first limit octets of a response body, and whether
+// there were more: a robots.txt is read up to the size limit plus one.
+type boundedBody struct {
+	body      []byte
+	limit     int
+	truncated bool
+}
+
+// keep adds p to the body, as far as the limit allows.
+func (b *boundedBody) keep(p []byte) {
+	if room := b.limit - len(b.body); len(p) > room {
+		b.body, b.truncated = append(b.body, p[:max(room, 0)]...), true
+	} else {
+		b.body = append(b.body, p...)
+	}
 }
 
 // Flush is a no-op: the response is read whole.

@@ -33,7 +33,7 @@ func TestCapturingWriterBody(t *testing.T) {
 		{"zero limit", 0, []string{"x"}, "", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &capturingWriter{header: make(http.Header), limit: tt.limit}
+			w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: tt.limit}}
 			for _, s := range tt.writes {
 				n, err := w.Write([]byte(s))
 				if n != len(s) || err != nil {
@@ -71,7 +71,7 @@ func TestCapturingWriterStatus(t *testing.T) {
 		}, http.StatusGone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &capturingWriter{header: make(http.Header), limit: 10}
+			w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: 10}}
 			tt.do(w)
 			if w.status != tt.status {
 				t.Errorf("status = %d, want %d", w.status, tt.status)
@@ -84,7 +84,7 @@ func TestCapturingWriterStatus(t *testing.T) {
 // reverse_proxy forwards with WriteHeader before the final one (103 Early
 // Hints), is not taken for the response's status.
 func TestCapturingWriterInformational(t *testing.T) {
-	w := &capturingWriter{header: make(http.Header), limit: 10}
+	w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: 10}}
 	w.WriteHeader(http.StatusEarlyHints)
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("x"))
