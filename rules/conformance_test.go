@@ -10,9 +10,13 @@ import (
 )
 
 // conformanceDir holds Google's public robots.txt test cases with the
-// verdicts this project's profile expects; see its README. It lives beside
-// the repository, in the shared folder, and is not copied here.
-var conformanceDir = filepath.Join("..", "..", "shared", "conformance")
+// verdicts this project's profile expects; its README says where they come
+// from and under which licence.
+var conformanceDir = filepath.Join("..", "testdata", "conformance")
+
+// minConformanceCases is how many cases each file holds: a file cut short
+// by a bad copy must fail the tests, not pass fewer of them.
+var minConformanceCases = map[string]int{"google.jsonl": 545, "urlpath.jsonl": 44, "parse_stats.jsonl": 12}
 
 // readJSONL decodes every line of a file in conformanceDir into a T. The
 // test fails, rather than skips, when the file is missing: the conformance
@@ -22,7 +26,7 @@ func readJSONL[T any](t *testing.T, name string) []T {
 	path := filepath.Join(conformanceDir, name)
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("conformance cases missing: %v (they live in ../shared/conformance beside the repository)", err)
+		t.Fatalf("conformance cases missing: %v (see testdata/conformance/README.md)", err)
 	}
 	defer f.Close()
 	var out []T
@@ -37,6 +41,9 @@ func readJSONL[T any](t *testing.T, name string) []T {
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("reading %s: %v", name, err)
+	}
+	if want := minConformanceCases[name]; len(out) < want {
+		t.Fatalf("read %d cases from %s, want at least %d", len(out), name, want)
 	}
 	return out
 }
@@ -74,9 +81,6 @@ type googleCase struct {
 // suites with the verdict this project's profile expects.
 func TestGoogleConformance(t *testing.T) {
 	cases := readJSONL[googleCase](t, "google.jsonl")
-	if len(cases) < 545 {
-		t.Fatalf("read %d conformance cases, want at least 545", len(cases))
-	}
 	for _, c := range cases {
 		body := exact(t, c.Robots, c.RobotsB64)
 		agent := exact(t, c.Agent, c.AgentB64)
