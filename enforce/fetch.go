@@ -121,7 +121,7 @@ func fetchRobots(ctx context.Context, f Fetcher, rawURL string, limit int) acces
 	ctx = context.WithValue(ctx, fetchOriginKey{}, rawURL)
 	target := rawURL
 	for redirects := 0; ; redirects++ {
-		resp, err := f.Fetch(ctx, target, limit)
+		resp, err := safeFetch(ctx, f, target, limit)
 		var o accessOutcome
 		switch {
 		case err != nil:
@@ -148,6 +148,30 @@ func fetchRobots(ctx context.Context, f Fetcher, rawURL string, limit int) acces
 }
 
 type fetchOriginKey struct{}
+
+// safeFetch calls f.Fetch, turning a panic into an error: a Fetcher that
+// runs other code (the rest of a server's route, say) may panic on what a
+// remote party sends, and a failed fetch is an unreachable file (RFC 9309
+// §2.3.1.4), never the end of the process. The stack is not kept: the
+// error says what panicked, and the caller logs it.
+func safeFetch(ctx context.Context, f Fetcher, target string, limit int) (resp Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = Response{}, &FetchPanicError{Value: v}
+		}
+	}()
+	return f.Fetch(ctx, target, limit)
+}
+
+// FetchPanicError is the error of a fetch whose Fetcher panicked.
+type FetchPanicError struct {
+	// Value is what the Fetcher panicked with.
+	Value any
+}
+
+func (e *FetchPanicError) Error() string {
+	return fmt.Sprintf("robots.txt fetcher panicked: %v", e.Value)
+}
 
 // FetchOrigin returns, in a Fetcher's context, the robots.txt URL whose
 // access the fetch belongs to: the URL itself, or the one a redirect chain
@@ -220,6 +244,7 @@ func redirectTarget(base string, resp Response) (string, error) {
 
 var (
 	errHTMLBody   = errors.New("an HTML page, not a robots.txt")
+	errJSONBody   = errors.New("a JSON document, not a robots.txt")
 	errBinaryBody = errors.New("binary content (NUL octets), not a robots.txt")
 )
 
@@ -232,6 +257,10 @@ var (
 //     body starting with "<!doctype html" or "<html") is refused: it is an
 //     error, login or catch-all page, and parsed as robots.txt it would
 //     read as "no rules";
+//   - a JSON document (Content-Type application/json or any +json type, or
+//     a body starting with "{" or "[") is refused: it is an API's answer
+//     (an admin endpoint's, say, reached by a redirect), and parsed as
+//     robots.txt it too would read as "no rules";
 //   - a body with a NUL octet is refused as binary;
 //   - a missing Content-Type, or any text/* type, is accepted;
 //   - image, audio, video, font and model types are refused;
@@ -242,6 +271,8 @@ func checkBody(resp Response) error {
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml" || looksLikeHTML(resp.Body):
 		return errHTMLBody
+	case mt == "application/json" || strings.HasSuffix(mt, "+json") || looksLikeJSON(resp.Body):
+		return errJSONBody
 	case bytes.IndexByte(resp.Body, 0) >= 0:
 		return errBinaryBody
 	case mt == "" || strings.HasPrefix(mt, "text/"):
@@ -270,6 +301,15 @@ func looksLikeHTML(body []byte) bool {
 	b := bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
 	b = bytes.TrimLeft(b, " \t\r\n\f")
 	return hasPrefixFoldBytes(b, "<!doctype html") || hasPrefixFoldBytes(b, "<html")
+}
+
+// looksLikeJSON reports whether body starts, after a byte order mark and
+// white space, with "{" or "[": no robots.txt line does, since a line
+// starts with a key, a comment or nothing.
+func looksLikeJSON(body []byte) bool {
+	b := bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
+	b = bytes.TrimLeft(b, " \t\r\n\f")
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
 func hasPrefixFoldBytes(b []byte, prefix string) bool {

@@ -82,6 +82,12 @@ func TestFetchRobotsOutcome(t *testing.T) {
 			access: AccessUnreachable, status: 200, errSubstr: "HTML page"},
 		{name: "200 served as text/html", routes: routeFetcher{robotsA: reply(200, text, "Content-Type", "Text/HTML; charset=utf-8")},
 			access: AccessUnreachable, status: 200, errSubstr: "HTML page"},
+		{name: "200 JSON by type", routes: routeFetcher{robotsA: reply(200, text, "Content-Type", "application/problem+json")},
+			access: AccessUnreachable, status: 200, errSubstr: "JSON"},
+		{name: "200 JSON by body", routes: routeFetcher{robotsA: reply(200, "\n {\"apps\":{\"http\":{}}}", "Content-Type", "text/plain")},
+			access: AccessUnreachable, status: 200, errSubstr: "JSON"},
+		{name: "200 JSON array", routes: routeFetcher{robotsA: reply(200, "[1,2]")},
+			access: AccessUnreachable, status: 200, errSubstr: "JSON"},
 		{name: "200 NUL octets", routes: routeFetcher{robotsA: reply(200, "User-agent: *\x00\x00")},
 			access: AccessUnreachable, status: 200, errSubstr: "binary"},
 		{name: "200 image", routes: routeFetcher{robotsA: reply(200, text, "Content-Type", "image/png")},
@@ -146,6 +152,26 @@ func TestFetchRobotsOutcome(t *testing.T) {
 				t.Errorf("err = %q, want it to contain %q", o.err, tt.errSubstr)
 			}
 		})
+	}
+}
+
+// A Fetcher that panics (a route's handler aborting on a cut body, say)
+// makes the file unreachable (RFC 9309 §2.3.1.4), and the panic goes no
+// further.
+func TestFetchRobotsPanic(t *testing.T) {
+	for _, v := range []any{http.ErrAbortHandler, "boom", nil} {
+		f := FetcherFunc(func(ctx context.Context, url string, limit int) (Response, error) {
+			if v == nil {
+				var m map[string]int
+				m["x"] = 1 // a runtime error
+			}
+			panic(v)
+		})
+		o := fetchRobots(t.Context(), f, robotsA, 100)
+		var pe *FetchPanicError
+		if o.access != AccessUnreachable || !errors.As(o.err, &pe) {
+			t.Errorf("panic(%v): fetchRobots() = %v, %v; want unreachable with a FetchPanicError", v, o.access, o.err)
+		}
 	}
 }
 

@@ -92,6 +92,9 @@ type Snapshot struct {
 	// DisallowAll, when Robots is nil, says every target but /robots.txt
 	// is disallowed; when false, every target is allowed.
 	DisallowAll bool
+	// Refusal, when not RefusalNone, says why the source gave no answer
+	// of the host's own; DisallowAll is then set.
+	Refusal Refusal
 
 	// Source is the robots.txt URL ("https://example.com/robots.txt"),
 	// "file:" followed by a path, or "inline". After redirects, the rules

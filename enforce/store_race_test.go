@@ -203,19 +203,21 @@ func TestStoreClose(t *testing.T) {
 	}
 	s.Close()
 	waiters.Wait()
-	// A closing store (a config reload) says nothing about the hosts: no
-	// rules apply to the requests caught in between, so none is denied.
+	// A closing store knows nothing of the hosts it never fetched: the
+	// requests caught in between are refused (complete disallow for those
+	// the rules bind), never let through because the configuration was
+	// being replaced.
 	for i, snap := range cold {
-		if snap.Access != AccessUnavailable || snap.DisallowAll || !strings.Contains(snap.Err, "closed") {
-			t.Errorf("cold host %d after Close: %v, disallow all %v, err %q", i, snap.Access, snap.DisallowAll, snap.Err)
+		if snap.Access != AccessUnreachable || !snap.DisallowAll || snap.Refusal != RefusalClosed || !strings.Contains(snap.Err, "closed") {
+			t.Errorf("cold host %d after Close: %v, disallow all %v, refusal %v, err %q", i, snap.Access, snap.DisallowAll, snap.Refusal, snap.Err)
 		}
 	}
 	calls := f.calls.Load()
 	if got := s.Snapshot(t.Context(), "warm.example"); got != warm {
 		t.Error("a warm host lost its snapshot on Close")
 	}
-	if got := s.Snapshot(t.Context(), "new.example"); got.Access != AccessUnavailable || got.DisallowAll || !strings.Contains(got.Err, "closed") {
-		t.Errorf("new host after Close: %v, disallow all %v, err %q", got.Access, got.DisallowAll, got.Err)
+	if got := s.Snapshot(t.Context(), "new.example"); got.Access != AccessUnreachable || !got.DisallowAll || got.Refusal != RefusalClosed {
+		t.Errorf("new host after Close: %v, disallow all %v, refusal %v", got.Access, got.DisallowAll, got.Refusal)
 	}
 	if f.calls.Load() != calls {
 		t.Errorf("%d fetches after Close, want none", f.calls.Load()-calls)
