@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/caddyserver/caddy/v2"
 )
 
 // e2eRobots is the robots.txt of most tests: GPTBot is named, everyone
@@ -271,6 +273,11 @@ func TestE2EComplianceRecords(t *testing.T) {
 		if e := access[0]; e.str("robots_verdict") != "deny" || e.str("robots_reason") != "named_group" ||
 			e.str("robots_agent") != "GPTBot" || e["robots_rule_line"] != 2.0 {
 			t.Errorf("%s mode: access log of the first request: %s", mode, e2eDump(access[:1]))
+		}
+		// Each mode from a fresh start: what the handler remembers (who
+		// fetched robots.txt) outlives a reload, not a stop.
+		if err := caddy.Stop(); err != nil {
+			t.Fatalf("stopping caddy: %v", err)
 		}
 	}
 	if !reflect.DeepEqual(byMode["enforce"], byMode["log"]) {

@@ -35,7 +35,7 @@ func unitPlaceholder(t *testing.T, f *decisionFacts, key string) any {
 // each twice: every lookup returns the facts of its own kind, whether
 // cached or evicted, and all spellings count in one series.
 func TestFactsTableKinds(t *testing.T) {
-	const token = "examplecrawler" // 14 letters: 16384 spellings
+	const token = "facebookexternalhit" // 19 letters: 524288 spellings, and catalogued
 	n := 3 * factsSlots / 2
 	reg := prometheus.NewRegistry()
 	h := unitFactsHandler(t, reg, "log")
@@ -96,7 +96,7 @@ func TestFactsTableConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				dec := enforce.Decision{Allowed: i%3 == 0, Reason: enforce.ReasonNamedGroup, Token: unitSpelling("examplecrawler", (g*each+i)%700)}
+				dec := enforce.Decision{Allowed: i%3 == 0, Reason: enforce.ReasonNamedGroup, Token: unitSpelling("facebookexternalhit", (g*each+i)%700)}
 				f := h.facts.get(&dec)
 				if f.key != factsKeyOf(&dec) {
 					t.Errorf("facts of %+v have key %+v", factsKeyOf(&dec), f.key)
@@ -109,8 +109,8 @@ func TestFactsTableConcurrent(t *testing.T) {
 	wg.Wait()
 	allowed := goroutines * ((each + 2) / 3)
 	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), map[string]float64{
-		unitDecisionLabels("examplecrawler", "enforce", "allow"): float64(allowed),
-		unitDecisionLabels("examplecrawler", "enforce", "deny"):  float64(goroutines*each - allowed),
+		unitDecisionLabels("facebookexternalhit", "enforce", "allow"): float64(allowed),
+		unitDecisionLabels("facebookexternalhit", "enforce", "deny"):  float64(goroutines*each - allowed),
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
@@ -21,51 +22,81 @@ type metrics struct {
 	fetches   *prometheus.CounterVec // outcome
 }
 
+// metricsName names the collectors in the usage pool of states: they are
+// made once, by the first handler, and registered in each configuration's
+// registry (Caddy makes a new one for each config load), so that counters
+// go on counting across reloads.
+const metricsName = "robots_enforce/metrics"
+
+// provisionMetrics returns the collectors every handler counts in, made
+// by the first handler, and registers them in reg (nil: none). Each call
+// holds them until a releaseMetrics.
+func provisionMetrics(reg *prometheus.Registry) (*metrics, error) {
+	v, _, _ := states.LoadOrNew(metricsName, func() (caddy.Destructor, error) {
+		return newCollectors(), nil
+	})
+	m := v.(*metrics)
+	if reg == nil {
+		return m, nil
+	}
+	if err := m.registerIn(reg); err != nil {
+		releaseMetrics()
+		return nil, err
+	}
+	return m, nil
+}
+
+// releaseMetrics lets go of the collectors held by provisionMetrics.
+func releaseMetrics() { _, _ = states.Delete(metricsName) }
+
+// Destruct implements caddy.Destructor: collectors hold no resources.
+func (m *metrics) Destruct() error { return nil }
+
+// newMetrics returns new collectors registered in reg (nil: none).
 func newMetrics(reg *prometheus.Registry) (*metrics, error) {
-	m := &metrics{
+	m := newCollectors()
+	if reg == nil {
+		return m, nil
+	}
+	return m, m.registerIn(reg)
+}
+
+// newCollectors makes the collectors, registered nowhere.
+func newCollectors() *metrics {
+	return &metrics{
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "decisions_total",
-			Help: "Requests decided, by verdict (allow, deny), mode (enforce, log) and agent (a product token named in robots.txt, or _other).",
+			Help: "Requests decided, by verdict (allow, deny), mode (enforce, log) and agent (a token of the crawler catalogue, or _other).",
 		}, []string{"verdict", "mode", "agent"}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "robots_fetches_total",
 			Help: "robots.txt requests sent, by outcome (2xx, 3xx, 4xx, 5xx, error).",
 		}, []string{"outcome"}),
 	}
-	if reg != nil {
-		var err error
-		if m.decisions, err = register(reg, m.decisions); err != nil {
-			return nil, err
-		}
-		if m.fetches, err = register(reg, m.fetches); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
 }
 
-// register registers c, or returns the collector a previous configuration
-// registered under the same name: metrics outlive config reloads.
-func register(reg *prometheus.Registry, c *prometheus.CounterVec) (*prometheus.CounterVec, error) {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	switch {
-	case err == nil:
-		return c, nil
-	case errors.As(err, &are):
-		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
-			return existing, nil
+// registerIn registers the collectors in reg. Collectors already there
+// (the same ones, registered by an earlier handler of the same
+// configuration) are fine; others under the same names are an error.
+func (m *metrics) registerIn(reg *prometheus.Registry) error {
+	for _, c := range []prometheus.Collector{m.decisions, m.fetches} {
+		err := reg.Register(c)
+		var are prometheus.AlreadyRegisteredError
+		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
+			return err
 		}
 	}
-	return nil, err
+	return nil
 }
 
 // series returns the series a decision counts in: by its verdict, the
 // mode, and the token that named its group, lower-cased, or "_other" when
 // no named group decided.
 func (m *metrics) series(allowed bool, reason enforce.Reason, token, mode string) prometheus.Counter {
+	// Catalogued tokens only: a robots.txt may name thousands of tokens,
+	// and a client may cycle through them, but the catalogue is fixed.
 	agent := "_other"
-	if reason == enforce.ReasonNamedGroup {
+	if reason == enforce.ReasonNamedGroup && enforce.LookupCrawler(token) != enforce.CategoryNone {
 		agent = strings.ToLower(token)
 	}
 	return m.decisions.WithLabelValues(verdictName(allowed), mode, agent)

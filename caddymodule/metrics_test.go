@@ -65,33 +65,40 @@ func unitNewMetrics(t *testing.T, reg *prometheus.Registry) *metrics {
 	return m
 }
 
-// TestMetricsAcrossReloads provisions the collectors twice on one registry,
-// as a config reload does: the second set counts into the first's series.
+// TestMetricsAcrossReloads provisions the collectors as two configurations
+// do, each registering them in its own registry (Caddy makes one for each
+// config load): the second counts on where the first left off.
 func TestMetricsAcrossReloads(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	first := unitNewMetrics(t, reg)
-	second := unitNewMetrics(t, reg)
-	if first.decisions != second.decisions || first.fetches != second.fetches {
-		t.Error("second newMetrics on one registry made new collectors, want the registered ones")
+	first, second := prometheus.NewRegistry(), prometheus.NewRegistry()
+	m1, err := provisionMetrics(first)
+	if err != nil {
+		t.Fatal(err)
 	}
-
+	defer releaseMetrics()
+	m2, err := provisionMetrics(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseMetrics()
+	if m1 != m2 {
+		t.Fatal("a second configuration got new collectors, want the first's")
+	}
 	browser := enforce.Decision{Allowed: true, Reason: enforce.ReasonNotAutomated}
 	named := enforce.Decision{Allowed: false, Reason: enforce.ReasonNamedGroup, Token: "GPTBot"}
 	wildcard := enforce.Decision{Allowed: false, Reason: enforce.ReasonWildcardGroup, Token: "curl"}
-	for _, m := range []*metrics{first, second, second} {
+	for _, m := range []*metrics{m1, m2, m2} {
 		unitCount(m, &browser, "enforce")
 		unitCount(m, &named, "enforce")
 		unitCount(m, &wildcard, "log")
 		m.countFetch(http.StatusOK, nil)
 	}
-
 	want := map[string]float64{
 		unitDecisionLabels("_other", "enforce", "allow"): 3,
 		unitDecisionLabels("gptbot", "enforce", "deny"):  3,
 		unitDecisionLabels("_other", "log", "deny"):      3,
 	}
-	unitCompareSeries(t, unitSeries(t, reg, unitDecisionsMetric), want)
-	unitCompareSeries(t, unitSeries(t, reg, unitFetchesMetric), map[string]float64{"outcome=2xx": 3})
+	unitCompareSeries(t, unitSeries(t, second, unitDecisionsMetric), want)
+	unitCompareSeries(t, unitSeries(t, second, unitFetchesMetric), map[string]float64{"outcome=2xx": 3})
 }
 
 func unitCompareSeries(t *testing.T, got, want map[string]float64) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -89,6 +90,13 @@ type Handler struct {
 	// sources); past it, the least recently used is forgotten. Default 1024.
 	MaxHosts int `json:"max_hosts,omitempty"`
 
+	// NewHosts is the budget of first fetches for hosts not seen before
+	// (upstream source): at most Count in any Per, on average. A request
+	// for a new host over budget is judged as if its robots.txt were
+	// unreachable, never allowed for the clients the rules bind. Default:
+	// 100 per 10s.
+	NewHosts *NewHosts `json:"new_hosts,omitempty"`
+
 	// AllowAgents are product tokens never enforced (your own monitor, say),
 	// compared case-insensitively with the User-Agent's tokens.
 	AllowAgents []string `json:"allow_agents,omitempty"`
@@ -96,25 +104,32 @@ type Handler struct {
 	// LogAllowed also records allowed requests of automated clients.
 	LogAllowed bool `json:"log_allowed,omitempty"`
 
-	logger   *zap.Logger
-	source   enforce.Source
-	upstream *upstreamFetcher // set for the upstream source
-	offers   *enforce.Store   // the upstream source's: takes clients' robots.txt answers
+	logger *zap.Logger
+	// state outlives config reloads (see states); stateName is its key.
+	state     *sharedState
+	stateName string
+	sites     *siteCache // the upstream source's sites, as this handler saw them
+	// retired is set when the handler is cleaned up: the routes it gave
+	// the sites must no longer be used.
+	retired  *atomic.Bool
 	decider  *enforce.Decider
 	readings *sync.Pool // of *enforce.Readings, scratch space for decisions
 	facts    *factsTable
 	// plainSeries are the series of decisions about clients not
 	// automated, by verdict (deny, allow).
 	plainSeries [2]prometheus.Counter
-	fetchers    *robotsFetchers
 	metrics     *metrics
 	enforce     bool
 	denyBody    []byte
 	fixed       string // the host key of a url, file or inline source
-	// transport carries the requests that leave Caddy (url source,
-	// redirects to other hosts); its idle connections close with the
-	// handler.
-	transport *http.Transport
+}
+
+// NewHosts is a budget: Count events in any Per, on average.
+type NewHosts struct {
+	// Count is how many; it is also the largest burst.
+	Count int `json:"count,omitempty"`
+	// Per is the period the budget is spread over.
+	Per caddy.Duration `json:"per,omitempty"`
 }
 
 // Source says where robots.txt comes from.
@@ -147,9 +162,12 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision sets defaults and prepares the source. It starts no fetch:
-// the first request for a host does.
+// the first request for a host does. The robots.txt state is shared with
+// the handlers of earlier and later configurations with the same source
+// settings (see states).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.retired = new(atomic.Bool)
 	if h.Mode == "" {
 		h.Mode = "enforce"
 	}
@@ -169,10 +187,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.decider = enforce.NewDecider(enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents}, nil)
-	h.fetchers = newRobotsFetchers(defaultTrackedFetchers)
 	h.readings = &sync.Pool{New: func() any { return new(enforce.Readings) }}
-	h.metrics, err = newMetrics(ctx.GetMetricsRegistry())
-	if err != nil {
+	if h.metrics, err = provisionMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)
 	}
 	h.facts = newFactsTable(h.newFacts)
@@ -182,60 +198,69 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.source, err = h.newSource()
+	switch h.Source.Kind {
+	case "file", "inline":
+		h.fixed = h.Source.Kind
+	case "url":
+		h.fixed = urlHost(h.Source.URL)
+	default:
+		h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
+	}
+	h.state, err = h.loadState()
 	return err
 }
 
-// newSource builds the robots.txt source the configuration names.
-func (h *Handler) newSource() (enforce.Source, error) {
+// newState builds the state of the handler's source settings, for the
+// first handler that has them.
+func (h *Handler) newState() (*sharedState, error) {
+	st := &sharedState{fetchers: enforce.NewServed(0)}
 	switch h.Source.Kind {
 	case "file":
-		h.fixed = "file"
 		src, err := enforce.NewFileSource(enforce.FileConfig{Path: h.Source.Path, MaxSize: h.MaxSize})
 		if err != nil {
 			return nil, fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
 		}
-		return src, nil
+		st.source = src
+		return st, nil
 	case "inline":
-		h.fixed = "inline"
 		src, err := enforce.NewInlineSource(enforce.InlineConfig{Body: h.Source.Text, MaxSize: h.MaxSize})
 		if err != nil {
 			return nil, fmt.Errorf("robots.txt source inline: %w", err)
 		}
-		return src, nil
+		st.source = src
+		return st, nil
 	}
 	cfg := enforce.StoreConfig{
-		OnChange:     h.logRobotsChange,
+		OnChange:     st.logRobotsChange,
 		MaxSize:      h.MaxSize,
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),
 		MaxHosts:     h.MaxHosts,
 		Unreachable:  enforce.UnreachableDisallow,
 	}
+	if h.NewHosts != nil {
+		cfg.NewHosts, cfg.NewHostsPer = h.NewHosts.Count, time.Duration(h.NewHosts.Per)
+	}
 	if h.Unreachable == "allow" {
 		cfg.Unreachable = enforce.UnreachableAllow
 	}
-	h.transport = http.DefaultTransport.(*http.Transport).Clone()
-	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: h.transport}, UserAgent: internalUserAgent}
+	st.transport = http.DefaultTransport.(*http.Transport).Clone()
+	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, external
-		h.fixed = urlHost(h.Source.URL)
 		if strings.HasPrefix(h.Source.URL, "http://") {
 			cfg.Scheme = "http"
 		}
 	} else {
-		h.upstream = &upstreamFetcher{external: external, maxSites: int64(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts))}
-		cfg.Fetcher = h.upstream
+		cfg.Fetcher = &upstreamFetcher{external: external, logger: st.log}
 	}
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}
 	store, err := enforce.NewStore(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt store: %w", err)
 	}
-	if h.upstream != nil {
-		h.offers = store
-	}
-	return store, nil
+	st.source, st.store = store, store
+	return st, nil
 }
 
 // Validate checks the configuration.
@@ -263,6 +288,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.FetchTimeout < 0 || h.MaxHosts < 0 {
 		bad("fetch_timeout and max_hosts must not be negative")
+	}
+	if n := h.NewHosts; n != nil && (n.Count <= 0 || n.Per <= 0) {
+		bad("new_hosts %d per %v: want a positive count and period", n.Count, time.Duration(n.Per))
 	}
 	for _, a := range h.AllowAgents {
 		if !rules.IsProductToken(a) {
@@ -303,16 +331,20 @@ func urlHost(u string) string {
 	return rest
 }
 
-// Cleanup stops the source's background fetches and closes the idle
-// connections they left. It copes with a provisioning that stopped half
-// way.
+// Cleanup retires the routes the handler gave its sites, and lets go of
+// the shared state, which is closed (its background fetches stopped, its
+// idle connections closed) when no handler of a newer configuration took
+// it over. It copes with a provisioning that stopped half way.
 func (h *Handler) Cleanup() error {
-	var err error
-	if h.source != nil {
-		err = h.source.Close()
+	if h.retired != nil {
+		h.retired.Store(true)
 	}
-	if h.transport != nil {
-		h.transport.CloseIdleConnections()
+	var err error
+	if h.stateName != "" {
+		_, err = states.Delete(h.stateName)
+	}
+	if h.metrics != nil {
+		releaseMetrics()
 	}
 	return err
 }

@@ -19,9 +19,10 @@ const robotsTxtLogger = "robots_txt"
 // robots.txt (enforce.StoreConfig.OnChange): a warning while it cannot be
 // fetched, since crawlers are then held to the last copy or, with none,
 // to complete disallow; otherwise the file now in force.
-func (h *Handler) logRobotsChange(key string, old, snap *enforce.Snapshot) {
+func (s *sharedState) logRobotsChange(key string, old, snap *enforce.Snapshot) {
 	fields := []zap.Field{
-		zap.String("host", strings.TrimPrefix(key, "http://")),
+		zap.String("site", key),
+		zap.String("host", hostOfOrigin(key)),
 		zap.String("robots_source", snap.Source),
 		zap.String("access", snap.Access.String()),
 	}
@@ -34,7 +35,7 @@ func (h *Handler) logRobotsChange(key string, old, snap *enforce.Snapshot) {
 	if old != nil && old.Hash != snap.Hash {
 		fields = append(fields, zap.String("previous_hash", old.Hash))
 	}
-	log := h.logger.Named(robotsTxtLogger)
+	log := s.log().Named(robotsTxtLogger)
 	if snap.Failures == 0 {
 		if snap.Err != "" { // a 4xx: no file, no rules
 			fields = append(fields, zap.String("error", snap.Err))
@@ -48,4 +49,12 @@ func (h *Handler) logRobotsChange(key string, old, snap *enforce.Snapshot) {
 		zap.Time("failing_since", snap.FailingSince),
 		zap.Bool("disallow_all", snap.Robots == nil && snap.DisallowAll))
 	log.Warn("robots.txt could not be fetched", fields...)
+}
+
+// hostOfOrigin returns the host and port of an origin ("https://host:port").
+func hostOfOrigin(origin string) string {
+	if _, rest, ok := strings.Cut(origin, "://"); ok {
+		return rest
+	}
+	return origin
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -16,10 +18,7 @@ import (
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if h.upstream != nil {
-		h.upstream.remember(r, next)
-	}
-	switch then, err := h.judge(w, r); then {
+	switch then, err := h.judge(w, r, next); then {
 	case toNext:
 		return next.ServeHTTP(w, r)
 	case toRobotsTxt:
@@ -46,7 +45,7 @@ const (
 // more stack for this one.
 //
 //go:noinline
-func (h *Handler) judge(w http.ResponseWriter, r *http.Request) (judged, error) {
+func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (judged, error) {
 	ua := userAgent(r.Header)
 	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
 		return toNext, nil // the handler's own robots.txt request
@@ -54,31 +53,25 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request) (judged, error) 
 	sent := sentRequestOf(r)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if sent.path == "/robots.txt" {
-		h.fetchers.note(r.Host, ua, time.Now())
+		// Exactly the path the next handler reads, as Go parsed it:
+		// "/robots.txt#/../x" or "/robots.txt/.." are other paths.
 		if repl != nil {
 			repl.Map(constantProviders[enforce.ReasonRobotsTxt][1])
 		}
 		return toRobotsTxt, nil
 	}
 
-	key := h.fixed
-	if key == "" {
-		key = h.upstream.site(r)
-	}
-	snap := h.source.Snapshot(r.Context(), key)
+	site, snap := h.snapshot(r, next)
 	// A decision's Path points into its Readings, which would therefore
 	// leave the stack with the decision: pooled, they cost no allocation.
 	rd := h.readings.Get().(*enforce.Readings)
 	defer h.readings.Put(rd)
 	var dec enforce.Decision
-	h.decider.DecideInto(&dec, snap, &enforce.Request{Target: sent.uri, UserAgent: ua}, rd)
+	h.decider.DecideInto(&dec, snap, &enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}, rd)
 
 	h.handOn(repl, &dec)
-	if dec.Reason == enforce.ReasonRobotsTxt {
-		h.fetchers.note(r.Host, ua, time.Now())
-	}
 	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
-		h.record(r, &sent, ua, &dec)
+		h.record(r, site, &sent, ua, &dec)
 	}
 	if dec.Allowed || !h.enforce {
 		return toNext, nil
@@ -86,12 +79,31 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request) (judged, error) 
 	return answered, h.deny(w, &dec)
 }
 
+// snapshot returns r's site (its Store key; "" when r names none) and
+// the robots.txt in force for it.
+func (h *Handler) snapshot(r *http.Request, next caddyhttp.Handler) (string, *enforce.Snapshot) {
+	if h.sites == nil {
+		return h.fixed, h.state.source.Snapshot(r.Context(), h.fixed)
+	}
+	sr, ok := h.sites.site(r, next)
+	if !ok {
+		// No site: the Store refuses the empty key as it refuses any
+		// host it cannot fetch (enforce.RefusalInvalidHost).
+		return "", h.state.store.Snapshot(r.Context(), "")
+	}
+	return sr.key, h.state.store.SnapshotWith(r.Context(), sr.key, sr)
+}
+
 // sentRequest is what the handler reads of a request as the client sent
-// it, before any rewrite: Caddy keeps the original method, URI and remote
+// it, before any rewrite: Caddy keeps the original method, URL and remote
 // address (not the headers, which the handler reads before the directives
 // that change them).
 type sentRequest struct {
 	method, uri, path, rawQuery, remoteAddr string
+	// target is what decisions judge (see targetOf), and readable false
+	// when the URL has no path they could judge as the server reads it.
+	target   string
+	readable bool
 }
 
 // sentRequestOf returns the request r was as the client sent it. It is
@@ -105,7 +117,44 @@ func sentRequestOf(r *http.Request) sentRequest {
 	if !ok || orig.URL == nil {
 		orig = *r
 	}
-	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr}
+	target, readable := targetOf(orig.Method, orig.URL, orig.RequestURI)
+	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr, target, readable}
+}
+
+// targetOf returns the request target a decision judges: the path and
+// query of u, the request's URL as Go's server parsed it from what the
+// client sent, in their escaped form. This is what the handlers after
+// this one read (file_server opens u.Path; reverse_proxy forwards the
+// escaped path and query), so no spelling the server reads one way can be
+// judged another: "x:/private/a" is the path "/private/a", and a raw "#"
+// is part of the path, not the start of a fragment. The raw request line
+// (requestURI) is used only when it is exactly that target, to avoid a
+// copy. readable is false for a URL with no such path (opaque, like
+// "x:private"), which decisions then fail closed on.
+func targetOf(method string, u *url.URL, requestURI string) (target string, readable bool) {
+	if u.Opaque != "" {
+		return "", false
+	}
+	p := u.EscapedPath()
+	switch {
+	case p == "" && method == http.MethodConnect:
+		return "", true // authority-form: no path
+	case p == "":
+		p = "/" // absolute-form without a path: the root
+	case p != "*" && p[0] != '/':
+		return "", false
+	}
+	if u.RawQuery == "" {
+		if requestURI == p {
+			return requestURI, true
+		}
+		return p, true
+	}
+	if len(requestURI) == len(p)+1+len(u.RawQuery) && strings.HasPrefix(requestURI, p) &&
+		requestURI[len(p)] == '?' && strings.HasSuffix(requestURI, u.RawQuery) {
+		return requestURI, true
+	}
+	return p + "?" + u.RawQuery, true
 }
 
 // deny answers a disallowed request in enforce mode: with the body option's
@@ -169,7 +218,7 @@ func botClass(dec *enforce.Decision) string {
 // record writes the compliance record of a decision, and adds its key facts
 // to the access log entry of the request. Its fields are a contract: see
 // the README's record schema.
-func (h *Handler) record(r *http.Request, sent *sentRequest, ua string, dec *enforce.Decision) {
+func (h *Handler) record(r *http.Request, site string, sent *sentRequest, ua string, dec *enforce.Decision) {
 	verdict := verdictName(dec.Allowed)
 	class := botClass(dec)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
@@ -185,6 +234,8 @@ func (h *Handler) record(r *http.Request, sent *sentRequest, ua string, dec *enf
 	}
 	snap := dec.Snapshot
 	now := time.Now()
+	versions, _ := h.state.fetchers.Lookup(site, dec.Token, "", now)
+	served := len(versions) > 0
 	fields := []zap.Field{
 		zap.String("host", r.Host),
 		zap.String("method", sent.method),
@@ -203,7 +254,7 @@ func (h *Handler) record(r *http.Request, sent *sentRequest, ua string, dec *enf
 		zap.String("robots_hash", snap.Hash),
 		zap.String("robots_source", snap.Source),
 		zap.String("remote_ip", remoteIP(sent.remoteAddr)),
-		zap.Bool("agent_fetched_robots", h.fetchers.fetchedWithin(r.Host, dec.Token, now, enforce.GraceWindow)),
+		zap.Bool("agent_fetched_robots", served),
 		zap.String("automation", dec.Classification.Automation.String()),
 	}
 	if !snap.FetchedAt.IsZero() {
@@ -226,6 +277,15 @@ func remoteIP(addr string) string {
 		return addr
 	}
 	return host
+}
+
+// clientIP returns the client's address as Caddy resolved it (after
+// trusted_proxies), or the connection's peer when Caddy gave none.
+func clientIP(r *http.Request) string {
+	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
+		return ip
+	}
+	return remoteIP(r.RemoteAddr)
 }
 
 // userAgent returns the first User-Agent header, "" when there is none.

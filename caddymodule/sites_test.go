@@ -2,7 +2,11 @@ package caddymodule
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -18,105 +22,98 @@ func unitVarsSeen(seen map[string]any) caddyhttp.Handler {
 	})
 }
 
-// TestSiteVars checks what is kept of a client request's variables:
-// a copy, per host compared case-insensitively, from the first request.
+// TestSiteVars checks what a site keeps of a client request's variables:
+// a copy, from its first request, without the per-request keys; and that
+// the internal request gets them.
 func TestSiteVars(t *testing.T) {
 	seen := map[string]any{}
-	f, _, _ := unitUpstream(t, 8, unitVarsSeen(seen))
-
+	next := unitVarsSeen(seen)
+	c := newSiteCache(8, new(atomic.Bool))
 	first := unitClientRequest("Example.COM", map[string]any{"root": "/srv/a"})
-	f.site(first)
-	// Later requests for the host, in any case, change nothing.
-	f.site(unitClientRequest("example.com", map[string]any{"root": "/srv/b"}))
-	// Nor does a change to the first request's variables.
+	sr, _ := c.site(first, next)
+	// The same Host again changes nothing; nor does a change to the first
+	// request's variables.
+	if again, _ := c.site(unitClientRequest("Example.COM", map[string]any{"root": "/srv/b"}), next); again != sr {
+		t.Error("a second request for the same Host built a new site")
+	}
 	first.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)["root"] = "/srv/c"
 
-	if got := f.sitesSize.Load(); got != 1 {
-		t.Errorf("sitesSize = %d after one host, want 1", got)
-	}
-	for _, url := range []string{"https://example.com/robots.txt", "https://other.example/robots.txt"} {
-		if _, err := f.Fetch(context.Background(), url, 10); err != nil {
-			t.Fatal(err)
-		}
+	f := &upstreamFetcher{external: &unitExternal{}}
+	if _, err := unitFetch(context.Background(), f, sr, "https://example.com/robots.txt", 10); err != nil {
+		t.Fatal(err)
 	}
 	if seen["example.com"] != "/srv/a" {
 		t.Errorf("root of the internal request for example.com = %v, want /srv/a, from the first request", seen["example.com"])
 	}
-	if root, ok := seen["other.example"]; !ok || root != nil {
-		t.Errorf("root of the internal request for other.example = %v (called %v), want none", root, ok)
-	}
-
-	saved, _ := f.sites[1].Load("example.com")
 	for _, k := range []string{caddyhttp.ClientIPVarKey, caddyhttp.TrustedProxyVarKey} {
-		if _, ok := saved.(*siteEntry).vars[k]; ok {
-			t.Errorf("saved vars %v hold %s, want the per-request keys left out", saved, k)
+		if _, ok := sr.vars[k]; ok {
+			t.Errorf("saved vars %v hold %s, want the per-request keys left out", sr.vars, k)
 		}
 	}
 }
 
-// TestSiteKeys checks the Store key of each kind of request, and that a
-// host served over both schemes keeps each scheme's variables apart.
+// TestSiteKeys checks the Store key of each kind of request: an origin
+// with the scheme the request came over, one spelling per site whatever
+// the client writes in Host, and no site for a Host that names none.
 func TestSiteKeys(t *testing.T) {
-	seen := map[string]any{}
-	f, _, _ := unitUpstream(t, 8, unitVarsSeen(seen))
-	plain := unitClientRequest("Example.COM:8080", map[string]any{"root": "/srv/plain"})
-	plain.TLS = nil
-	for _, c := range []struct {
+	plain := func(host string, port int) *http.Request {
+		r := unitClientRequest(host, nil)
+		r.TLS = nil
+		return r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}))
+	}
+	for _, tt := range []struct {
 		r    *http.Request
 		want string
 	}{
-		{unitClientRequest("Example.COM", map[string]any{"root": "/srv/tls"}), "example.com"},
-		{plain, "http://example.com:8080"},
-		{plain, "http://example.com:8080"}, // from the table, the second time
+		{unitClientRequest("Example.COM", nil), "https://example.com"},
+		{unitClientRequest("example.com.", nil), "https://example.com"},
+		{unitClientRequest("example.com:1", nil), "https://example.com"},
+		{unitClientRequest("example.com:0009301", nil), "https://example.com"},
+		{unitClientRequest("example.com:abc", nil), "https://example.com"},
+		{unitClientRequest("example.com:443", nil), "https://example.com"},
+		{plain("Example.COM:8080", 8080), "http://example.com:8080"},
+		{plain("example.com:08080", 8080), "http://example.com:8080"},
+		{plain("example.com:9999", 8080), "http://example.com"},
+		{plain("[::1]:8080", 8080), "http://[::1]:8080"},
+		{unitClientRequest("a..b", nil), ""},
+		{unitClientRequest("", nil), ""},
 	} {
-		if got := f.site(c.r); got != c.want {
-			t.Errorf("site(%s, TLS %v) = %q, want %q", c.r.Host, c.r.TLS != nil, got, c.want)
+		sr, ok := newSiteCache(8, new(atomic.Bool)).site(tt.r, nil)
+		got := ""
+		if ok {
+			got = sr.key
 		}
-	}
-	for _, u := range []string{"https://example.com/robots.txt", "http://example.com:8080/robots.txt"} {
-		if _, err := f.Fetch(context.Background(), u, 10); err != nil {
-			t.Fatal(err)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("site(%q, TLS %v) = %q, %v; want %q", tt.r.Host, tt.r.TLS != nil, got, ok, tt.want)
 		}
-	}
-	if seen["example.com"] != "/srv/tls" || seen["example.com:8080"] != "/srv/plain" {
-		t.Errorf("roots of the internal requests = %v, want /srv/tls for example.com and /srv/plain for example.com:8080", seen)
 	}
 }
 
-// TestSiteBound feeds more hosts than maxSites: no more are kept.
+// TestSiteBound feeds more hosts than the cache holds: no more are kept,
+// and each still gets its site.
 func TestSiteBound(t *testing.T) {
-	const maxSites = 4
-	f, _, _ := unitUpstream(t, maxSites, unitVarsSeen(map[string]any{}))
-	for i := range 3 * maxSites {
-		host := unitAgentName(i) + ".example"
-		f.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
-		if got := f.sitesSize.Load(); got > maxSites {
-			t.Fatalf("sitesSize = %d after %d hosts, want at most %d", got, i+1, maxSites)
+	const max = 4
+	c := newSiteCache(max, new(atomic.Bool))
+	for i := range 3 * max {
+		host := fmt.Sprintf("host%d.example", i)
+		if sr, ok := c.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}), nil); !ok || sr.vars["root"] != "/srv/"+host {
+			t.Fatalf("site of %s: %v, %v", host, sr, ok)
+		}
+		if got := c.size.Load(); got > max {
+			t.Fatalf("size = %d after %d hosts, want at most %d", got, i+1, max)
 		}
 	}
 	n := 0
-	for i := range f.sites {
-		f.sites[i].Range(func(_, _ any) bool { n++; return true })
+	for i := range c.hosts {
+		c.hosts[i].Range(func(_, _ any) bool { n++; return true })
 	}
-	if n != maxSites {
-		t.Errorf("%d hosts' vars kept, want %d", n, maxSites)
+	if n != max {
+		t.Errorf("%d hosts kept, want %d", n, max)
 	}
-}
-
-// TestSiteAfterBound checks that a host first seen after maxSites
-// others still gets its variables: the Store tracks the hosts used most
-// recently, so the vars must follow them, not the first ones ever seen.
-func TestSiteAfterBound(t *testing.T) {
-	const maxSites = 2
-	seen := map[string]any{}
-	f, _, _ := unitUpstream(t, maxSites, unitVarsSeen(seen))
-	for _, host := range []string{"junk1.example", "junk2.example", "example.com"} {
-		f.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}))
-	}
-	if _, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 10); err != nil {
-		t.Fatal(err)
-	}
-	if seen["example.com"] != "/srv/example.com" {
-		t.Errorf("root of the internal request for example.com = %v, want /srv/example.com", seen["example.com"])
+	// A Host too long to name a site is not kept.
+	long := unitClientRequest("example.com", nil)
+	long.Host = strings.Repeat("a", 300)
+	if _, ok := c.site(long, nil); ok {
+		t.Error("a 300-octet Host named a site")
 	}
 }

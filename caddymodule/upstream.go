@@ -1,17 +1,17 @@
 package caddymodule
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
@@ -20,45 +20,46 @@ import (
 // route the handler guards: an internal GET sent to the next handler, so
 // that it works the same before reverse_proxy to any origin, before
 // file_server, or before respond. A redirect to another site goes over the
-// network instead (RFC 9309 §2.3.1.2 follows redirects across hosts).
+// network instead (RFC 9309 §2.3.1.2 follows redirects across hosts). The
+// route comes with each fetch (enforce.FetchData): the site's own, given
+// by the newest handler that served it.
 type upstreamFetcher struct {
 	external enforce.Fetcher
-	// route is the next handler and server, taken from the first request:
-	// a Fetcher has no request of its own, and Caddy builds a route's
-	// chain once, so every request brings the same ones.
-	route atomic.Pointer[route]
-	// sites holds, per scheme (plain HTTP, then HTTPS) and host, the
-	// site's Store key and a copy of the variables the handlers before
-	// this one set on the first request for it (root, above all), which
-	// the rest of the route needs to answer; see site.
-	sites     [2]sync.Map // lower-case host → *siteEntry
-	sitesSize atomic.Int64
-	maxSites  int64
-}
-
-type route struct {
-	next   caddyhttp.Handler
-	server *caddyhttp.Server
+	logger   func() *zap.Logger
 }
 
 // internalKey marks the handler's own robots.txt requests in their context.
 type internalKey struct{}
 
-// remember keeps the route of r for later fetches.
-func (f *upstreamFetcher) remember(r *http.Request, next caddyhttp.Handler) {
-	if f.route.Load() != nil {
-		return
-	}
-	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	f.route.CompareAndSwap(nil, &route{next: next, server: srv})
-}
+// errRouteRetired fails a fetch whose route belongs to a configuration
+// that was replaced: the site's next request brings the new one.
+var errRouteRetired = errors.New("the route of a replaced configuration; waiting for the new one")
 
 // Fetch implements enforce.Fetcher.
 func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
-	rt := f.route.Load()
-	if origin := enforce.FetchOrigin(ctx); rt == nil || origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
+	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
 		return f.external.Fetch(ctx, rawURL, limit)
 	}
+	sr, _ := enforce.FetchData(ctx).(*siteRoute)
+	switch {
+	case sr == nil:
+		// Never fetched blind: without the route's variables file_server
+		// would answer 404, which reads as "no rules".
+		return enforce.Response{}, errors.New("internal robots.txt request: no route for the site")
+	case sr.retired.Load():
+		return enforce.Response{}, errRouteRetired
+	}
+	return f.serveInternal(ctx, sr, rawURL, limit)
+}
+
+// serveInternal sends the internal request through sr. A handler of the
+// route may panic on what the origin does (reverse_proxy aborts with
+// http.ErrAbortHandler when a body is cut short, times out or is cut off
+// by the size limit): net/http recovers such panics for client requests,
+// and this does the same for the handler's own, so that no origin can end
+// the process. A body cut off at the limit is a robots.txt read up to it
+// (RFC 9309 §2.5); any other abort, an unreachable file (§2.3.1.4).
+func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawURL string, limit int) (resp enforce.Response, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return enforce.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
@@ -69,15 +70,35 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 	}
 	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
 	req.Header.Set("User-Agent", internalUserAgent)
-	rec := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: limit}}
-	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, rt.server)
-	if saved, ok := f.sites[b2i(u.Scheme == "https")].Load(strings.ToLower(u.Host)); ok {
-		vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-		for k, v := range saved.(*siteEntry).vars {
-			vars[k] = v
-		}
+	rec := &capturingWriter{ctx: ctx, header: make(http.Header), boundedBody: boundedBody{limit: limit}}
+	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, sr.server)
+	vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
+	for k, v := range sr.vars {
+		vars[k] = v
 	}
-	if err := rt.next.ServeHTTP(rec, req); err != nil {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if rec.truncated {
+			resp, err = rec.response(), nil // stopped by the size limit
+			return
+		}
+		if v != http.ErrAbortHandler {
+			f.logger().Error("panic in the internal robots.txt request", zap.String("url", rawURL),
+				zap.Any("panic", v), zap.Stack("stack"))
+		}
+		cause := any(v)
+		if ctx.Err() != nil {
+			cause = ctx.Err() // a timeout or a reload, more telling than the abort
+		}
+		resp, err = enforce.Response{}, fmt.Errorf("internal robots.txt request for %s aborted: %v", rawURL, cause)
+	}()
+	if err := sr.next.ServeHTTP(rec, req); err != nil {
+		if rec.truncated {
+			return rec.response(), nil
+		}
 		// A handler error (file_server's 404, reverse_proxy's 502) is the
 		// status the site would answer with; handle_errors is not run for
 		// internal requests.
@@ -90,19 +111,31 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 		}
 		return enforce.Response{StatusCode: http.StatusInternalServerError, Header: rec.header}, nil
 	}
-	if rec.status == 0 {
-		rec.status = http.StatusOK
+	if ctx.Err() != nil && !rec.truncated {
+		return enforce.Response{}, fmt.Errorf("internal robots.txt request for %s: %w", rawURL, ctx.Err())
 	}
-	return enforce.Response{StatusCode: rec.status, Header: rec.header, Body: rec.body, Truncated: rec.truncated}, nil
+	return rec.response(), nil
 }
 
 // capturingWriter records a response, keeping at most limit octets of its
-// body. It reports every write as whole, so that the handler writing it is
-// not cut short.
+// body. Once the body goes past the limit, or the fetch's time is up, a
+// write fails, so that the handler writing stops: a robots.txt is read up
+// to the limit plus one octet, never transferred whole, however large or
+// slow the origin's answer.
 type capturingWriter struct {
+	ctx    context.Context
 	header http.Header
 	status int
 	boundedBody
+}
+
+// errBodyLimit stops a handler writing past what is read of a robots.txt.
+var errBodyLimit = errors.New("robots.txt body past the size limit")
+
+// response returns what was recorded.
+func (w *capturingWriter) response() enforce.Response {
+	status := cmp.Or(w.status, http.StatusOK)
+	return enforce.Response{StatusCode: status, Header: w.header, Body: w.body, Truncated: w.truncated}
 }
 
 func (w *capturingWriter) Header() http.Header { return w.header }
@@ -120,7 +153,16 @@ func (w *capturingWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	if w.truncated {
+		return 0, errBodyLimit
+	}
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
 	w.keep(p)
+	if w.truncated {
+		return 0, errBodyLimit
+	}
 	return len(p), nil
 }
 

@@ -3,14 +3,18 @@ package caddymodule
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
@@ -33,11 +37,13 @@ func TestCapturingWriterBody(t *testing.T) {
 		{"zero limit", 0, []string{"x"}, "", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: tt.limit}}
+			w := &capturingWriter{ctx: t.Context(), header: make(http.Header), boundedBody: boundedBody{limit: tt.limit}}
 			for _, s := range tt.writes {
 				n, err := w.Write([]byte(s))
-				if n != len(s) || err != nil {
-					t.Errorf("Write(%q) = %d, %v; want %d, nil (the whole write reported)", s, n, err, len(s))
+				// Past the limit a write fails, so that the handler
+				// writing stops; before it, a write is taken whole.
+				if w.truncated != (err != nil) || err == nil && n != len(s) {
+					t.Errorf("Write(%q) = %d, %v with truncated %v; want an error exactly past the limit", s, n, err, w.truncated)
 				}
 			}
 			if string(w.body) != tt.wantBody || w.truncated != tt.wantTruncated {
@@ -71,7 +77,7 @@ func TestCapturingWriterStatus(t *testing.T) {
 		}, http.StatusGone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: 10}}
+			w := &capturingWriter{ctx: t.Context(), header: make(http.Header), boundedBody: boundedBody{limit: 10}}
 			tt.do(w)
 			if w.status != tt.status {
 				t.Errorf("status = %d, want %d", w.status, tt.status)
@@ -84,7 +90,7 @@ func TestCapturingWriterStatus(t *testing.T) {
 // reverse_proxy forwards with WriteHeader before the final one (103 Early
 // Hints), is not taken for the response's status.
 func TestCapturingWriterInformational(t *testing.T) {
-	w := &capturingWriter{header: make(http.Header), boundedBody: boundedBody{limit: 10}}
+	w := &capturingWriter{ctx: t.Context(), header: make(http.Header), boundedBody: boundedBody{limit: 10}}
 	w.WriteHeader(http.StatusEarlyHints)
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("x"))
@@ -113,35 +119,55 @@ func (e *unitExternal) fetched() []string {
 	return append([]string(nil), e.urls...)
 }
 
-// unitUpstream returns an upstreamFetcher whose route is next, remembered
-// from a client request as ServeHTTP does, and its fake network fetcher.
-func unitUpstream(t *testing.T, maxSites int64, next caddyhttp.Handler) (*upstreamFetcher, *unitExternal, *caddyhttp.Server) {
+// unitUpstream returns an upstreamFetcher with a fake network fetcher, and
+// a site as a client's request for example.com gives it, whose route is
+// next.
+func unitUpstream(t *testing.T, next caddyhttp.Handler) (*upstreamFetcher, *unitExternal, *siteRoute) {
 	t.Helper()
 	ext := &unitExternal{}
-	f := &upstreamFetcher{external: ext, maxSites: maxSites}
-	srv := &caddyhttp.Server{}
-	r := httptest.NewRequest(http.MethodGet, "https://example.com/page", nil)
-	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
-	f.remember(r, next)
-	return f, ext, srv
+	f := &upstreamFetcher{external: ext, logger: zap.NewNop}
+	return f, ext, unitSite(t, next, unitClientRequest("example.com", map[string]any{"root": "/srv/example.com", "site": "demo"}))
+}
+
+// unitSite returns the site of r, as a handler whose next handler is next
+// finds it.
+func unitSite(t *testing.T, next caddyhttp.Handler, r *http.Request) *siteRoute {
+	t.Helper()
+	sr, ok := newSiteCache(8, new(atomic.Bool)).site(r, next)
+	if !ok {
+		t.Fatalf("no site for Host %q", r.Host)
+	}
+	return sr
+}
+
+// unitFetch fetches url as a Store's fetch of sr's site does.
+func unitFetch(ctx context.Context, f *upstreamFetcher, sr *siteRoute, url string, limit int) (enforce.Response, error) {
+	return f.Fetch(enforce.WithFetchData(ctx, sr), url, limit)
 }
 
 // unitClientRequest is a client's request for host as the handlers before
-// robots_enforce leave it: with variables, among them root.
+// robots_enforce leave it, over HTTPS on port 443: with variables, among
+// them root, and the server it came to.
 func unitClientRequest(host string, vars map[string]any) *http.Request {
-	r := httptest.NewRequest(http.MethodGet, "https://"+host+"/page", nil)
+	r := httptest.NewRequest(http.MethodGet, "https://example.com/page", nil)
+	r.Host = host
 	all := map[string]any{caddyhttp.ClientIPVarKey: "203.0.113.7", caddyhttp.TrustedProxyVarKey: true}
 	for k, v := range vars {
 		all[k] = v
 	}
-	return r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, all))
+	ctx := context.WithValue(r.Context(), caddyhttp.VarsCtxKey, all)
+	ctx = context.WithValue(ctx, caddyhttp.ServerCtxKey, unitServer)
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 443})
+	return r.WithContext(ctx)
 }
+
+// unitServer is the server of unitClientRequest's requests.
+var unitServer = &caddyhttp.Server{}
 
 // TestUpstreamFetchRequest checks the internal request the rest of the
 // route receives.
 func TestUpstreamFetchRequest(t *testing.T) {
 	var checked bool
-	var srv *caddyhttp.Server
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		checked = true
 		for _, c := range []struct{ what, got, want string }{
@@ -166,7 +192,7 @@ func TestUpstreamFetchRequest(t *testing.T) {
 		if got := repl.ReplaceAll("{http.request.host}{http.request.uri}", ""); got != "example.com/robots.txt" {
 			t.Errorf("placeholders of the internal request = %q, want %q", got, "example.com/robots.txt")
 		}
-		if got := r.Context().Value(caddyhttp.ServerCtxKey); got != srv {
+		if got := r.Context().Value(caddyhttp.ServerCtxKey); got != unitServer {
 			t.Errorf("internal request server = %v, want the client request's", got)
 		}
 		vars, ok := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
@@ -186,11 +212,8 @@ func TestUpstreamFetchRequest(t *testing.T) {
 		w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
 		return nil
 	})
-	f, ext, s := unitUpstream(t, 8, next)
-	srv = s
-	f.site(unitClientRequest("example.com", map[string]any{"root": "/srv/example.com", "site": "demo"}))
-
-	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 1000)
+	f, ext, sr := unitUpstream(t, next)
+	resp, err := unitFetch(context.Background(), f, sr, "https://example.com/robots.txt", 1000)
 	if err != nil {
 		t.Fatalf("Fetch = %v", err)
 	}
@@ -248,8 +271,8 @@ func TestUpstreamFetchResponse(t *testing.T) {
 		{"plain handler error", unitFails(errors.New("boom")), 10, http.StatusInternalServerError, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := unitUpstream(t, 8, tt.next)
-			resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", tt.limit)
+			f, _, sr := unitUpstream(t, tt.next)
+			resp, err := unitFetch(context.Background(), f, sr, "https://example.com/robots.txt", tt.limit)
 			if err != nil {
 				t.Fatalf("Fetch = %v, want a response", err)
 			}
@@ -266,23 +289,27 @@ func TestUpstreamFetchResponse(t *testing.T) {
 func TestUpstreamFetchCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f, _, _ := unitUpstream(t, 8, unitFails(ctx.Err()))
-	if _, err := f.Fetch(ctx, "https://example.com/robots.txt", 10); !errors.Is(err, context.Canceled) {
+	f, _, sr := unitUpstream(t, unitFails(ctx.Err()))
+	if _, err := unitFetch(ctx, f, sr, "https://example.com/robots.txt", 10); !errors.Is(err, context.Canceled) {
 		t.Errorf("Fetch with a canceled context = %v, want %v", err, context.Canceled)
 	}
 }
 
-// TestUpstreamFetchBeforeFirstRequest checks that, with no route known yet,
-// the fetch goes over the network.
-func TestUpstreamFetchBeforeFirstRequest(t *testing.T) {
-	ext := &unitExternal{}
-	f := &upstreamFetcher{external: ext, maxSites: 8}
-	resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 100)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("Fetch = %+v, %v; want the network's answer", resp, err)
+// TestUpstreamFetchWithoutRoute checks that a fetch with no route for the
+// site, or the route of a replaced configuration, fails: never over the
+// network, nor through a route without the site's variables, whose 404
+// would read as "no rules".
+func TestUpstreamFetchWithoutRoute(t *testing.T) {
+	f, ext, sr := unitUpstream(t, unitWrites(http.StatusNotFound, ""))
+	if _, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 100); err == nil {
+		t.Error("Fetch without a route = nil error, want one")
 	}
-	if got := ext.fetched(); len(got) != 1 || got[0] != "https://example.com/robots.txt" {
-		t.Errorf("network fetches %q, want the robots.txt URL once", got)
+	sr.retired.Store(true)
+	if _, err := unitFetch(context.Background(), f, sr, "https://example.com/robots.txt", 100); !errors.Is(err, errRouteRetired) {
+		t.Errorf("Fetch through a retired route = %v, want %v", err, errRouteRetired)
+	}
+	if got := ext.fetched(); len(got) != 0 {
+		t.Errorf("network fetches %q, want none", got)
 	}
 }
 
@@ -360,14 +387,14 @@ func TestUpstreamFetchRedirects(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			site := &unitRedirectingSite{location: tt.location}
-			f, ext, _ := unitUpstream(t, 8, site)
+			f, ext, sr := unitUpstream(t, site)
 			store, err := enforce.NewStore(enforce.StoreConfig{Fetcher: f})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { store.Close() })
 
-			snap := store.Snapshot(context.Background(), "example.com")
+			snap := store.SnapshotWith(context.Background(), sr.key, sr)
 			if snap.Robots == nil {
 				t.Fatalf("snapshot %+v: no rules", snap)
 			}
@@ -387,5 +414,74 @@ func TestUpstreamFetchRedirects(t *testing.T) {
 				t.Errorf("network fetches %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestUpstreamFetchSurvivesTheRoute checks what a fetch makes of a route
+// that panics (reverse_proxy aborts with http.ErrAbortHandler when an
+// origin cuts or drips a body), writes without end, or outlives the
+// fetch's time: never a panic out of Fetch, a body read up to the limit
+// only, and an error (an unreachable file) for anything but a body cut by
+// the limit.
+func TestUpstreamFetchSurvivesTheRoute(t *testing.T) {
+	endless := func(written *atomic.Int64) caddyhttp.Handler {
+		return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			chunk := []byte("Disallow: /x\n")
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					panic(http.ErrAbortHandler) // as reverse_proxy does on a failed copy
+				}
+				if written.Add(int64(len(chunk))) > 4<<20 {
+					return nil
+				}
+			}
+		})
+	}
+	var written atomic.Int64
+	for _, tt := range []struct {
+		name      string
+		next      caddyhttp.Handler
+		timeout   time.Duration
+		wantErr   string // substring; "" for a response
+		wantTrunc bool
+	}{
+		{"abort", caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { panic(http.ErrAbortHandler) }), 0, "aborted", false},
+		{"other panic", caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { panic("boom") }), 0, "boom", false},
+		{"endless body", endless(&written), 0, "", true},
+		{"drip past the timeout", caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			for {
+				if _, err := w.Write([]byte("#")); err != nil {
+					panic(http.ErrAbortHandler)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}), 50 * time.Millisecond, "deadline exceeded", false},
+		{"silent past the timeout", caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			<-r.Context().Done()
+			return r.Context().Err()
+		}), 50 * time.Millisecond, "deadline exceeded", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, sr := unitUpstream(t, tt.next)
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			resp, err := unitFetch(ctx, f, sr, "https://example.com/robots.txt", 1000)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Fetch = %v, want a response", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Fetch = %+v, %v; want an error with %q", resp, err, tt.wantErr)
+			}
+			if resp.Truncated != tt.wantTrunc || len(resp.Body) > 1000 {
+				t.Errorf("Fetch: %d octets, truncated %v; want at most 1000, truncated %v", len(resp.Body), resp.Truncated, tt.wantTrunc)
+			}
+		})
+	}
+	if n := written.Load(); n > 2000 {
+		t.Errorf("the endless route wrote %d octets before it was stopped, want about the limit", n)
 	}
 }

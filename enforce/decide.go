@@ -9,10 +9,18 @@ import (
 
 // Request holds the facts of a request that a decision needs.
 type Request struct {
-	// Target is the request target exactly as sent: the escaped path and
-	// raw query of the original request (its RequestURI), never a path
-	// already decoded or rewritten by earlier handlers.
+	// Target is the request target as the server parsed it from what the
+	// client sent: the escaped path and raw query of the original request
+	// (for Go's server, its URL's EscapedPath and RawQuery), never a path
+	// already decoded or rewritten by earlier handlers, and never a re-parse
+	// of the raw request line that could read it otherwise than the server
+	// and the handlers after this one do.
 	Target string
+	// Unreadable says the server parsed the target into no path the
+	// decision can judge the way the handlers after it will read it (an
+	// opaque URL such as "x:private", say). The decision then fails
+	// closed: disallowed for every client the rules bind.
+	Unreadable bool
 	// UserAgent is the User-Agent header; "" when missing.
 	UserAgent string
 	// Now is when the request arrived; it tells whether the robots.txt in
@@ -60,18 +68,31 @@ const (
 	// ReasonNoPath: the target has no path a rule could apply to ("*",
 	// authority-form).
 	ReasonNoPath
+	// ReasonUnreadableTarget: the target could not be read as the server
+	// reads it (Request.Unreadable): disallowed for clients the rules bind.
+	ReasonUnreadableTarget
+	// ReasonInvalidHost: the request names no host whose robots.txt could
+	// be known (RefusalInvalidHost): disallowed for clients the rules bind.
+	ReasonInvalidHost
+	// ReasonHostBudget: the host is new and the budget of first fetches is
+	// spent (RefusalHostBudget): disallowed for clients the rules bind
+	// until its robots.txt is fetched.
+	ReasonHostBudget
 )
 
 var decisionReasonNames = [...]string{
-	ReasonNamedGroup:    "named_group",
-	ReasonWildcardGroup: "wildcard_group",
-	ReasonNoGroup:       "no_group",
-	ReasonNotAutomated:  "not_automated",
-	ReasonRobotsTxt:     "robots_txt",
-	ReasonUnreachable:   "unreachable",
-	ReasonUnavailable:   "unavailable",
-	ReasonAllowListed:   "allow_listed",
-	ReasonNoPath:        "no_path",
+	ReasonNamedGroup:       "named_group",
+	ReasonWildcardGroup:    "wildcard_group",
+	ReasonNoGroup:          "no_group",
+	ReasonNotAutomated:     "not_automated",
+	ReasonRobotsTxt:        "robots_txt",
+	ReasonUnreachable:      "unreachable",
+	ReasonUnavailable:      "unavailable",
+	ReasonAllowListed:      "allow_listed",
+	ReasonNoPath:           "no_path",
+	ReasonUnreadableTarget: "unreadable_target",
+	ReasonInvalidHost:      "invalid_host",
+	ReasonHostBudget:       "host_budget",
 }
 
 // String returns the reason's stable name, as used in compliance records.
@@ -215,14 +236,16 @@ func (d *Decider) allowedBefore(snap *Snapshot, req *Request, rd *Readings) bool
 // decide fills dec, a zero Decision, with the decision on req.
 func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decision) {
 	dec.Allowed, dec.Snapshot = true, snap
-	if !rd.Build(req.Target) {
-		dec.Reason = ReasonNoPath
-		return
-	}
-	dec.Path = rd.Path()
-	if isRobotsTxtPath(dec.Path) {
-		dec.Reason = ReasonRobotsTxt
-		return
+	if !req.Unreadable {
+		if !rd.Build(req.Target) {
+			dec.Reason = ReasonNoPath
+			return
+		}
+		dec.Path = rd.Path()
+		if isRobotsTxtPath(dec.Path) {
+			dec.Reason = ReasonRobotsTxt
+			return
+		}
 	}
 	h := d.readHeader(req.UserAgent)
 	toks := &h.tokens
@@ -238,10 +261,14 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		case !snap.DisallowAll:
 			dec.Reason = ReasonUnavailable
 		case bound:
-			dec.Allowed, dec.Reason = false, ReasonUnreachable
+			dec.Allowed, dec.Reason = false, refusalReason(snap.Refusal)
 		default:
 			dec.Reason = ReasonNotAutomated
 		}
+		return
+	}
+	if req.Unreadable {
+		d.decideUnreadable(snap, toks, bound, dec)
 		return
 	}
 
@@ -272,6 +299,58 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		dec.Verdict, dec.Reading = judgeReadings(g, rd)
 		dec.Allowed = dec.Verdict.Allowed
 	}
+}
+
+// refusalReason is the reason of a denial for want of any robots.txt: the
+// store's refusal, or an unreachable file.
+func refusalReason(r Refusal) Reason {
+	switch r {
+	case RefusalInvalidHost:
+		return ReasonInvalidHost
+	case RefusalHostBudget:
+		return ReasonHostBudget
+	}
+	return ReasonUnreachable
+}
+
+// decideUnreadable decides a target that could not be read (see
+// Request.Unreadable): disallowed for a client a named group or the "*"
+// group binds, unless that group disallows nothing, since no rule can be
+// shown not to apply to what the server will make of the target.
+func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, bound bool, dec *Decision) {
+	if m := d.choose(snap, toks); m.Named() {
+		dec.Reason, dec.Token = ReasonNamedGroup, m.Token(0)
+		for i := 0; i < m.Len(); i++ {
+			if disallowsAny(m.Group(i)) {
+				dec.Allowed, dec.Reason, dec.Token = false, ReasonUnreadableTarget, m.Token(i)
+				return
+			}
+		}
+		return
+	}
+	dec.Token = wildcardToken(&dec.Classification, toks)
+	g := snap.Robots.Wildcard()
+	switch {
+	case g == nil:
+		dec.Reason = ReasonNoGroup
+	case !bound:
+		dec.Reason = ReasonNotAutomated
+	case !disallowsAny(g):
+		dec.Reason = ReasonWildcardGroup
+	default:
+		dec.Allowed, dec.Reason = false, ReasonUnreadableTarget
+	}
+}
+
+// disallowsAny reports whether a group has a Disallow rule. It copies the
+// rules, which only the rare unreadable target pays for.
+func disallowsAny(g *rules.Group) bool {
+	for _, r := range g.Rules() {
+		if !r.Allow {
+			return true
+		}
+	}
+	return false
 }
 
 // choose picks the named groups through the snapshot's index when it has

@@ -69,6 +69,12 @@ func TestDecide(t *testing.T) {
 		{"robots.txt always passes", bots, uaGPTBot, "/robots.txt", true, ReasonRobotsTxt, "", 0, AsSent},
 		{"allow-listed agent", bots, "UptimeMonitor/2.0 (+https://example.net)", "/private/x", true, ReasonAllowListed, "UptimeMonitor", 0, AsSent},
 		{"no path", bots, uaGPTBot, "*", true, ReasonNoPath, "", 0, AsSent},
+		// A "#" is part of the path, as Go's server reads it: never a
+		// fragment that hides the rest, never /robots.txt with a tail.
+		{"raw # then dot segments", bots, uaCurl, "/x%23/../private/secret.html", false, ReasonWildcardGroup, "curl", 10, Cleaned},
+		{"raw # kept as sent", bots, uaCurl, "/x#/../private/secret.html", false, ReasonWildcardGroup, "curl", 10, Cleaned},
+		{"robots.txt with a # tail", bots, uaGPTBot, "/robots.txt#/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
+		{"robots.txt with an escaped # tail", bots, uaGPTBot, "/robots.txt%23/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
 	}
 	for _, c := range cases {
 		var rd Readings
@@ -112,6 +118,40 @@ func TestDecideWithoutFile(t *testing.T) {
 	var rd Readings
 	if dec := d.Decide(unreachable, Request{Target: "/robots.txt", UserAgent: uaGPTBot}, &rd); !dec.Allowed {
 		t.Errorf("Decide(unreachable, /robots.txt) denied: %+v", dec)
+	}
+}
+
+// A target the server could not read as a path is disallowed for every
+// client the rules bind, unless its group disallows nothing; a store's
+// refusal is complete disallow for them, whatever the unreachable policy.
+func TestDecideFailsClosed(t *testing.T) {
+	snap := inlineSnapshot(t, decideRobots+"\nUser-agent: FriendlyBot\nAllow: /\n")
+	d := NewDecider(Policy{}, nil)
+	cases := []struct {
+		name    string
+		snap    *Snapshot
+		req     Request
+		allowed bool
+		reason  Reason
+	}{
+		{"unreadable, named", snap, Request{Unreadable: true, UserAgent: uaGPTBot}, false, ReasonUnreadableTarget},
+		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaCurl}, false, ReasonUnreadableTarget},
+		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: uaChrome}, true, ReasonNotAutomated},
+		{"unreadable, a group that disallows nothing", snap, Request{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
+		{"unreadable, no rules", &Snapshot{Access: AccessUnavailable}, Request{Unreadable: true, UserAgent: uaGPTBot}, true, ReasonUnavailable},
+		{"host budget", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+			Request{Target: "/x", UserAgent: uaGPTBot}, false, ReasonHostBudget},
+		{"invalid host", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalInvalidHost},
+			Request{Target: "/x", UserAgent: uaCurl}, false, ReasonInvalidHost},
+		{"refused, browser", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+			Request{Target: "/x", UserAgent: uaChrome}, true, ReasonNotAutomated},
+	}
+	for _, c := range cases {
+		var rd Readings
+		dec := d.Decide(c.snap, c.req, &rd)
+		if dec.Allowed != c.allowed || dec.Reason != c.reason {
+			t.Errorf("%s: Decide() = %v, %v; want %v, %v", c.name, dec.Allowed, dec.Reason, c.allowed, c.reason)
+		}
 	}
 }
 

@@ -1,76 +1,82 @@
 package enforce
 
 import (
-	"net/http"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
 	"strings"
 	"time"
 )
 
-// A site's robots.txt can reach a Store another way than its own fetch:
-// as the site's answer to a client's GET /robots.txt, seen passing through
-// the handler. A crawler that has just read a new file then meets that
-// file, instead of the copy fetched before the change, and is not denied
-// (and recorded) for following the file it was given.
+// A site's robots.txt can reach a client through the handler: the site's
+// answer to the client's own GET /robots.txt. The store never takes that
+// answer as the file: a site may answer crawlers differently (by
+// User-Agent, say, or a firewall's challenge), and one client's answer
+// must not replace the file for everyone. It is a hint: when the version
+// a client was served is not the one in force, the file may have changed,
+// and the store fetches it again with its own request, so that a crawler
+// that has just read a new file soon meets that file here, and is not
+// denied (and recorded) for following the file it was given.
 
-// OfferInterval is the shortest time between a host's last fetch or offer
-// and an offer the store considers. Clients may ask for robots.txt as
-// often as they like; each offer costs a copy and a hash of the body (only
-// a changed file is parsed again, which clients cannot cause), so offers
-// are taken at most about once a second per host.
+// OfferInterval is the shortest time between a host's last fetch and a
+// fetch a hint starts. Clients may ask for robots.txt as often as they
+// like, and may be served versions that differ from the store's (a site
+// that varies the file by client); each such hint could cost a fetch
+// through the site's route, so hints start one at most about once a
+// second per host.
 const OfferInterval = time.Second
 
-// Offerable reports whether Offer would now consider an answer for host:
-// host was fetched before, no fetch of it is in flight, and its copy was
-// last checked at least OfferInterval ago. A caller checks it before going
-// to the trouble of keeping a copy of a response.
-func (s *Store) Offerable(host string) bool {
-	_, ok := s.offerable(strings.ToLower(host))
-	return ok
+// VersionHash returns the name of a robots.txt version, as Snapshot.Hash
+// gives it: the first 16 hex digits of the SHA-256 of body, read up to one
+// octet past the parse limit as a fetch reads it.
+func VersionHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])[:hashLen]
 }
 
-func (s *Store) offerable(key string) (*hostEntry, bool) {
-	v, ok := s.hosts.Load(key)
+// A VersionHasher names a version whose octets come in pieces, as
+// VersionHash names a whole body: of a body passing through to a client,
+// say, without keeping it.
+type VersionHasher struct {
+	h    hash.Hash
+	left int
+}
+
+// NewVersionHasher returns a VersionHasher that reads the first limit
+// octets written to it, as a fetch with that limit reads a body.
+func NewVersionHasher(limit int) *VersionHasher {
+	return &VersionHasher{h: sha256.New(), left: limit}
+}
+
+// Write adds p to the version, as far as the limit allows.
+func (v *VersionHasher) Write(p []byte) {
+	if n := min(len(p), v.left); n > 0 {
+		v.h.Write(p[:n])
+		v.left -= n
+	}
+}
+
+// Name returns the version's name, as VersionHash gives it.
+func (v *VersionHasher) Name() string {
+	return hex.EncodeToString(v.h.Sum(nil))[:hashLen]
+}
+
+// Hint tells the store that a client was just served the robots.txt of
+// host in the version hash (see VersionHash; "" when the answer was no
+// file), and reports whether that started a fetch. It does when the host
+// was fetched before, the version is not the one in force, no fetch of it
+// is in flight, the store is open, and the copy in force was last checked
+// at least OfferInterval ago. The fetch is the store's own, and what it
+// finds replaces the snapshot as any refresh's result does.
+func (s *Store) Hint(host, hash string) bool {
+	v, ok := s.hosts.Load(strings.ToLower(host))
 	if !ok || s.closed.Load() {
-		return nil, false
+		return false
 	}
 	e := v.(*hostEntry)
 	snap := e.snap.Load()
-	if snap == nil || e.fetching.Load() || s.cfg.Now().Sub(snap.CheckedAt) < OfferInterval {
-		return nil, false
-	}
-	return e, true
-}
-
-// Offer hands the store resp, the site's answer to a GET of host's
-// robots.txt that reached the caller another way, and reports whether the
-// store took it as a fetch of that file. It takes only what says the same
-// to every client, and only when Offerable:
-//
-//   - a complete 200 answer whose body passes the checks a fetched body
-//     does (not an HTML page, not binary). A site may answer one client
-//     with an error or a challenge (a firewall's 403 to crawlers, say),
-//     which says nothing about its file; redirects and errors are left to
-//     the store's own fetch, which follows and retries them by the RFC.
-//   - read up to the store's size limit plus one octet, as a fetch is:
-//     Truncated says the body went on.
-//
-// Only the caller can tell whether an answer is whole and as every client
-// gets it: it offers only the answer to a plain GET, with no query, range
-// or condition, and not a body with a Content-Encoding.
-func (s *Store) Offer(host string, resp Response) bool {
-	if resp.StatusCode != http.StatusOK {
+	if snap == nil || snap.Hash == hash || e.fetching.Load() || s.cfg.Now().Sub(snap.CheckedAt) < OfferInterval {
 		return false
 	}
-	e, ok := s.offerable(strings.ToLower(host))
-	if !ok || !e.fetching.CompareAndSwap(false, true) {
-		return false
-	}
-	defer e.fetching.Store(false)
-	o := classifyResponse(e.url, resp, s.life.maxSize+1)
-	if o.access != AccessAvailable {
-		return false
-	}
-	prev := e.snap.Load()
-	s.publish(e, prev, s.life.next(prev, e.url, o, s.cfg.Now()))
-	return true
+	return s.refresh(e)
 }

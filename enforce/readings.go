@@ -83,10 +83,13 @@ func (rd *Readings) Path() string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// Build reads target, a request target as sent: origin-form ("/a/b?c"),
-// or absolute-form ("http://host/a/b?c"). It returns false, and holds no
-// reading, for a target no rule can apply to: "*" (OPTIONS), an empty
-// target, or an authority alone (CONNECT); such requests pass.
+// Build reads target, a request target: origin-form ("/a/b?c"), or
+// absolute-form ("http://host/a/b?c"). A server reads a target its own way
+// first (Go's keeps a raw "#" in the path, where a URL would start a
+// fragment); callers pass the target as their server read it (see
+// Request.Target), and Build cuts nothing from it. It returns false, and
+// holds no reading, for a target no rule can apply to: "*" (OPTIONS), an
+// empty target, or an authority alone (CONNECT); such requests pass.
 func (rd *Readings) Build(target string) bool {
 	rd.n = 0
 	if plainTarget(target) {
@@ -200,13 +203,12 @@ func (rd *Readings) add(kind Reading, b []byte) {
 	rd.n++
 }
 
-// splitTarget returns the path and query of a request target, without
-// fragment. The path starts with "/" or is empty ("http://host?q"). ok is
-// false when no path applies.
+// splitTarget returns the path and query of a request target. The path
+// starts with "/" or is empty ("http://host?q"). ok is false when no path
+// applies. A "#" is not a fragment's start here: a server that receives
+// one reads it as part of the path or query (Go's does), and a fragment
+// cut off here would leave the path a proxy forwards unjudged.
 func splitTarget(target string) (pathQuery string, ok bool) {
-	if i := strings.IndexByte(target, '#'); i >= 0 {
-		target = target[:i] // a fragment is never sent, but a raw client may
-	}
 	if strings.HasPrefix(target, "/") {
 		return target, true
 	}

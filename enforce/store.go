@@ -115,6 +115,13 @@ func FetchData(ctx context.Context) any {
 
 type fetchDataKey struct{}
 
+// WithFetchData returns ctx carrying data as a Store's fetch carries what
+// SnapshotWith was given: for Fetchers that call other Fetchers, and their
+// tests.
+func WithFetchData(ctx context.Context, data any) context.Context {
+	return context.WithValue(ctx, fetchDataKey{}, &siteData{data})
+}
+
 func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data any) *Snapshot {
 	key := strings.ToLower(host)
 	e, err := s.entry(key, now, data)
@@ -150,19 +157,20 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 }
 
 // refresh starts a background fetch for e, unless one is in flight, the
-// store is closed or e was evicted.
-func (s *Store) refresh(e *hostEntry) {
+// store is closed or e was evicted, and reports whether it started one.
+func (s *Store) refresh(e *hostEntry) bool {
 	if !e.fetching.CompareAndSwap(false, true) {
-		return
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() || e.evicted {
 		e.fetching.Store(false)
-		return
+		return false
 	}
 	s.fetches.Add(1)
 	go s.fetch(e)
+	return true
 }
 
 // fetch accesses e's robots.txt and publishes the snapshot that follows.

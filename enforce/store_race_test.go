@@ -56,9 +56,9 @@ func TestStoreConcurrentReadersAndRefreshes(t *testing.T) {
 				}
 				host := hosts[(r+i)%len(hosts)]
 				if r%4 == 0 && i%8 == 0 {
-					// A client's robots.txt passing through, offered
-					// while fetches and other offers may be in flight.
-					s.Offer(host, reply(200, fmt.Sprintf("User-agent: *\nDisallow: /offered%d\n", i)).resp)
+					// A client's robots.txt passing through, a hint
+					// while fetches and other hints may be in flight.
+					s.Hint(host, VersionHash(fmt.Appendf(nil, "User-agent: *\nDisallow: /offered%d\n", i)))
 				}
 				snap := s.Snapshot(context.Background(), host)
 				if err := checkWhole(snap); err != nil {

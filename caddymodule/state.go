@@ -1,0 +1,101 @@
+package caddymodule
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// states holds the state of the handlers that must outlive a config
+// reload: the robots.txt each site has in force and its history, who was
+// served which version, the connections of the url source. A reload
+// provisions the new configuration's handlers before it cleans up the old
+// ones, so a handler whose source settings are unchanged finds the state
+// its predecessor left, and neither the requests caught in between nor
+// the next ones meet an empty store (Caddy's reverse_proxy keeps upstream
+// health the same way). The state goes when the last handler using it is
+// cleaned up.
+var states = caddy.NewUsagePool()
+
+// sharedState is the part of a handler that outlives config reloads.
+type sharedState struct {
+	source    enforce.Source
+	store     *enforce.Store  // source, when it is a Store (upstream and url sources)
+	fetchers  *enforce.Served // who was served which robots.txt
+	transport *http.Transport // closes its idle connections with the state
+	// logger is the newest handler's, which the source's change reports
+	// (StoreConfig.OnChange) are written to.
+	logger atomic.Pointer[zap.Logger]
+}
+
+// log returns the logger of the newest handler using the state.
+func (s *sharedState) log() *zap.Logger {
+	if l := s.logger.Load(); l != nil {
+		return l
+	}
+	return zap.NewNop()
+}
+
+// Destruct implements caddy.Destructor: the last handler using the state
+// is gone.
+func (s *sharedState) Destruct() error {
+	var err error
+	if s.source != nil {
+		err = s.source.Close()
+	}
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
+	return err
+}
+
+// stateKey names the state a handler shares with the handlers of earlier
+// and later configurations: the settings that shape its source. Two
+// handlers with the same settings share one store even in two sites,
+// which is sound since a store keys each site by its origin, and the
+// route each site's robots.txt is fetched through comes with the site's
+// own requests (see siteRoute).
+func (h *Handler) stateKey() (string, error) {
+	settings := struct {
+		Source       *Source
+		Unreachable  string
+		Refresh      caddy.Duration
+		MaxSize      int
+		FetchTimeout caddy.Duration
+		MaxHosts     int
+		NewHosts     *NewHosts
+	}{h.Source, h.Unreachable, h.Refresh, h.MaxSize, h.FetchTimeout, h.MaxHosts, h.NewHosts}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		return "", fmt.Errorf("robots_enforce state key: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return "robots_enforce/state/" + hex.EncodeToString(sum[:16]), nil
+}
+
+// loadState returns the state for the handler's settings, building it
+// when no handler has it.
+func (h *Handler) loadState() (*sharedState, error) {
+	key, err := h.stateKey()
+	if err != nil {
+		return nil, err
+	}
+	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
+		return h.newState()
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.stateName = key
+	st := v.(*sharedState)
+	st.logger.Store(h.logger)
+	return st, nil
+}
