@@ -40,6 +40,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_size      <size>
 //	    fetch_timeout <duration>
 //	    max_hosts     <count>
+//	    new_hosts     <count> per <duration>
 //	    allow_agents  <token...>
 //	    log_allowed
 //	}
@@ -66,7 +67,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "source":
+			if h.Source != nil {
+				return d.Errf("source given twice")
+			}
 			if err := h.parseSource(d); err != nil {
+				return err
+			}
+		case "new_hosts":
+			if err := h.parseNewHosts(d); err != nil {
 				return err
 			}
 		case "allow_agents":
@@ -127,6 +135,24 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 		}
 		h.MaxHosts = n
 	}
+	return nil
+}
+
+// parseNewHosts reads "new_hosts <count> per <duration>".
+func (h *Handler) parseNewHosts(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 3 || args[1] != "per" {
+		return d.Errf("new_hosts: want <count> per <duration>, as in new_hosts 100 per 10s")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		return d.Errf("new_hosts %q: want a count of at least 1", args[0])
+	}
+	per, err := caddy.ParseDuration(args[2])
+	if err != nil || per <= 0 {
+		return d.Errf("new_hosts per %q: want a positive duration", args[2])
+	}
+	h.NewHosts = &NewHosts{Count: n, Per: caddy.Duration(per)}
 	return nil
 }
 

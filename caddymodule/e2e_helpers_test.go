@@ -274,12 +274,17 @@ func (e *e2eRequestError) dropped() bool {
 	return !e.reused && !e.answered && !errors.Is(e.err, context.DeadlineExceeded)
 }
 
-// raw sends "method target HTTP/1.1" with User-Agent ua, written as is on
+// raw sends "method target HTTP/1.1" with User-Agent ua and the extra
+// header lines, written as is on
 // a new connection to the i-th port, so that no client normalises the
 // target, and reads the response.
-func (c *e2eCaddy) raw(i int, method, target, ua string) e2eResponse {
+func (c *e2eCaddy) raw(i int, method, target, ua string, extra ...string) e2eResponse {
 	c.t.Helper()
-	request := method + " " + target + " HTTP/1.1\r\nHost: example.test\r\nUser-Agent: " + ua + "\r\nConnection: close\r\n\r\n"
+	request := method + " " + target + " HTTP/1.1\r\nHost: example.test\r\nUser-Agent: " + ua + "\r\n"
+	for _, line := range extra { // more header lines, "Name: value"
+		request += line + "\r\n"
+	}
+	request += "Connection: close\r\n\r\n"
 	conn, err := net.DialTimeout("tcp", c.addr(i), e2eTimeout)
 	if err != nil {
 		c.t.Fatalf("dialing %s: %v", c.addr(i), err)

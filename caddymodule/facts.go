@@ -42,6 +42,12 @@ func factsKeyOf(dec *enforce.Decision) factsKey {
 	}
 }
 
+// maxCachedFacts bounds the octets of agent and rule a cached kind keeps:
+// real tokens and rules are far shorter, and a robots.txt line may be 16
+// KiB long, which would make the table's 1024 slots cost 17 MiB. A longer
+// kind costs its rare requests an allocation instead.
+const maxCachedFacts = 512
+
 // factsSlots is the size of a factsTable: room for the kinds of decision
 // a busy site's crawlers meet (each crawler's spelling times the rules
 // that decide for it), in 8 KiB of pointers.
@@ -86,6 +92,9 @@ func (t *factsTable) get(dec *enforce.Decision) *decisionFacts {
 	key.agent, key.rule = strings.Clone(key.agent), strings.Clone(key.rule)
 	f := t.build(key)
 	f.key = key
+	if len(key.agent)+len(key.rule) > maxCachedFacts {
+		return f // built for this request alone: the table's memory stays bounded
+	}
 	switch {
 	case f1 == nil:
 		first.Store(f)

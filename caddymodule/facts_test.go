@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -82,6 +84,29 @@ func TestFactsTableOwnsStrings(t *testing.T) {
 	}
 	if got := unitPlaceholder(t, f, phRule); got != "/private/" {
 		t.Errorf("rule placeholder after the body changed = %v, want /private/", got)
+	}
+}
+
+// TestFactsTableLongRules checks that a kind whose rule is longer than the
+// table keeps is answered, but not kept: the table's memory is bounded by
+// maxCachedFacts a slot, whatever the robots.txt holds.
+func TestFactsTableLongRules(t *testing.T) {
+	h := unitFactsHandler(t, prometheus.NewRegistry(), "enforce")
+	for i := range 2 * factsSlots {
+		rule := fmt.Sprintf("/%d/%s", i, strings.Repeat("x", 16<<10))
+		dec := enforce.Decision{Reason: enforce.ReasonNamedGroup, Token: "GPTBot", Verdict: rules.Verdict{Rule: rules.Rule{Pattern: rule, Line: i + 1}}}
+		if got := unitPlaceholder(t, h.facts.get(&dec), phRule); got != rule {
+			t.Fatalf("rule placeholder of a long rule = %.20v…, want the rule", got)
+		}
+	}
+	kept := 0
+	for i := range h.facts.slots {
+		if f := h.facts.slots[i].Load(); f != nil {
+			kept += len(f.key.agent) + len(f.key.rule)
+		}
+	}
+	if kept > factsSlots*maxCachedFacts {
+		t.Errorf("the table keeps %d octets of agents and rules, want at most %d", kept, factsSlots*maxCachedFacts)
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -111,10 +113,13 @@ type Handler struct {
 	sites     *siteCache // the upstream source's sites, as this handler saw them
 	// retired is set when the handler is cleaned up: the routes it gave
 	// the sites must no longer be used.
-	retired  *atomic.Bool
-	decider  *enforce.Decider
-	readings *sync.Pool // of *enforce.Readings, scratch space for decisions
-	facts    *factsTable
+	retired *atomic.Bool
+	// rewriteWarned is set once the handler has warned that it runs after
+	// a path rewrite (see warnRewritten).
+	rewriteWarned *atomic.Bool
+	decider       *enforce.Decider
+	readings      *sync.Pool // of *enforce.Readings, scratch space for decisions
+	facts         *factsTable
 	// plainSeries are the series of decisions about clients not
 	// automated, by verdict (deny, allow).
 	plainSeries [2]prometheus.Counter
@@ -151,6 +156,14 @@ const (
 	maxLoggedUserAgent = 512
 	// internalUserAgent names the handler's own robots.txt requests.
 	internalUserAgent = "caddy-robots-enforce (robots.txt fetch)"
+	// minFetchTimeout and maxFetchTimeout bound fetch_timeout: a fetch
+	// shorter than a round trip could never succeed, and the first request
+	// for a site waits for its fetch, which no client waits a minute for.
+	minFetchTimeout = 100 * time.Millisecond
+	maxFetchTimeout = time.Minute
+	// maxMaxHosts bounds max_hosts: each host holds a parsed robots.txt of
+	// up to max_size, and a million is more sites than one server has.
+	maxMaxHosts = 1_000_000
 )
 
 // CaddyModule returns the Caddy module information.
@@ -167,7 +180,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // settings (see states).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	h.retired = new(atomic.Bool)
+	h.retired, h.rewriteWarned = new(atomic.Bool), new(atomic.Bool)
 	if h.Mode == "" {
 		h.Mode = "enforce"
 	}
@@ -245,9 +258,10 @@ func (h *Handler) newState() (*sharedState, error) {
 		cfg.Unreachable = enforce.UnreachableAllow
 	}
 	st.transport = http.DefaultTransport.(*http.Transport).Clone()
+	st.transport.DialContext = (&dialGuard{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, resolver: net.DefaultResolver}).DialContext
 	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
 	if h.Source.Kind == "url" {
-		cfg.URL, cfg.Fetcher = h.Source.URL, external
+		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
 		if strings.HasPrefix(h.Source.URL, "http://") {
 			cfg.Scheme = "http"
 		}
@@ -280,14 +294,17 @@ func (h *Handler) Validate() error {
 	default:
 		bad("unreachable %q: want deny or allow", h.Unreachable)
 	}
-	if h.Refresh < 0 || time.Duration(h.Refresh) > enforce.MaxRefresh {
-		bad("refresh %v: want at most %v (RFC 9309 §2.4)", time.Duration(h.Refresh), enforce.MaxRefresh)
+	if r := time.Duration(h.Refresh); r != 0 && (r < enforce.DefaultMinRefresh || r > enforce.MaxRefresh) {
+		bad("refresh %v: want between %v and %v (RFC 9309 §2.4)", r, enforce.DefaultMinRefresh, enforce.MaxRefresh)
 	}
 	if h.MaxSize != 0 && h.MaxSize < rules.DefaultMaxSize {
 		bad("max_size %d: want at least %d octets (500 KiB, RFC 9309 §2.5)", h.MaxSize, rules.DefaultMaxSize)
 	}
-	if h.FetchTimeout < 0 || h.MaxHosts < 0 {
-		bad("fetch_timeout and max_hosts must not be negative")
+	if d := time.Duration(h.FetchTimeout); d != 0 && (d < minFetchTimeout || d > maxFetchTimeout) {
+		bad("fetch_timeout %v: want between %v and %v", d, minFetchTimeout, maxFetchTimeout)
+	}
+	if h.MaxHosts < 0 || h.MaxHosts > maxMaxHosts {
+		bad("max_hosts %d: want between 1 and %d", h.MaxHosts, maxMaxHosts)
 	}
 	if n := h.NewHosts; n != nil && (n.Count <= 0 || n.Per <= 0) {
 		bad("new_hosts %d per %v: want a positive count and period", n.Count, time.Duration(n.Per))
@@ -305,8 +322,10 @@ func (h *Handler) Validate() error {
 				bad("source file: no path")
 			}
 		case "url":
-			if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") || urlHost(s.URL) == "" {
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				bad("source url %q: want an http or https URL", s.URL)
+			} else if u.User != nil {
+				bad("source url: credentials in the URL would be logged with every record; serve the file without them")
 			}
 		case "inline":
 		default:

@@ -50,7 +50,7 @@ func (p *placeholders) replace(key string) (any, bool) {
 // constantProviders answer the decisions whose placeholders depend on the
 // verdict and reason alone (a browser, /robots.txt): built once, so that
 // registering them costs no allocation on the requests most sites get most.
-var constantProviders = func() (p [enforce.ReasonNoPath + 1][2]caddy.ReplacerFunc) {
+var constantProviders = func() (p [enforce.NumReasons][2]caddy.ReplacerFunc) {
 	for reason := range p {
 		for allowed, verdict := range [2]string{"deny", "allow"} {
 			vals := &placeholders{verdict: verdict, reason: enforce.Reason(reason).String()}

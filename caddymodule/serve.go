@@ -61,6 +61,9 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		return toRobotsTxt, nil
 	}
 
+	if h.sites != nil && sent.path != r.URL.Path {
+		h.warnRewritten(sent.path, r.URL.Path)
+	}
 	site, snap := h.snapshot(r, next)
 	// A decision's Path points into its Readings, which would therefore
 	// leave the stack with the decision: pooled, they cost no allocation.
@@ -68,6 +71,9 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	defer h.readings.Put(rd)
 	var dec enforce.Decision
 	h.decider.DecideInto(&dec, snap, &enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}, rd)
+	if dec.Allowed && botClass(&dec) != classNotAutomated && hasRewriteHeader(r.Header) {
+		h.judgeRewriteHeaders(r, sent.target, snap, ua, &dec)
+	}
 
 	h.handOn(repl, &dec)
 	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
@@ -92,6 +98,21 @@ func (h *Handler) snapshot(r *http.Request, next caddyhttp.Handler) (string, *en
 		return "", h.state.store.Snapshot(r.Context(), "")
 	}
 	return sr.key, h.state.store.SnapshotWith(r.Context(), sr.key, sr)
+}
+
+// warnRewritten says, once per handler, that a handler before this one
+// rewrote the path (handle_path, uri strip_prefix): robots.txt belongs to
+// the site (RFC 9309 §2.3), and the handler judges the path the client
+// sent, but with the upstream source it fetches robots.txt through the
+// rest of its own route, which answers /robots.txt for the rewritten
+// site, not the site's own file.
+//
+//go:noinline
+func (h *Handler) warnRewritten(sent, now string) {
+	if h.rewriteWarned.CompareAndSwap(false, true) {
+		h.logger.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent against the robots.txt this route answers for /robots.txt, which may not be the site's own; place robots_enforce at the site level, or use source url or file",
+			zap.String("sent_path", sent), zap.String("rewritten_path", now))
+	}
 }
 
 // sentRequest is what the handler reads of a request as the client sent
@@ -202,10 +223,12 @@ const (
 // the "*" group or an unreachable robots.txt, or automated where no rule
 // applied; or neither (a browser, an allow-listed agent, /robots.txt).
 func botClass(dec *enforce.Decision) string {
-	switch dec.Reason {
-	case enforce.ReasonNamedGroup:
+	if dec.Named {
 		return classNamed
-	case enforce.ReasonWildcardGroup, enforce.ReasonUnreachable:
+	}
+	switch dec.Reason {
+	case enforce.ReasonWildcardGroup, enforce.ReasonUnreachable, enforce.ReasonUnreadableTarget,
+		enforce.ReasonInvalidHost, enforce.ReasonHostBudget:
 		return classWildcard
 	case enforce.ReasonNoGroup, enforce.ReasonUnavailable:
 		if dec.Classification.Automated() {

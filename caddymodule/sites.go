@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +26,9 @@ type siteRoute struct {
 	next   caddyhttp.Handler
 	server *caddyhttp.Server
 	vars   map[string]any
+	// local is the address of the listener the site's first request came
+	// to: where the site is, for the redirects of its fetches (dialPolicy).
+	local netip.AddrPort
 	// retired is the handler's: set when its configuration is replaced,
 	// after which its route must not be used (a new handler gives the
 	// site its own route with the site's next request).
@@ -60,13 +65,14 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 	if e, ok := hosts.Load(r.Host); ok {
 		return e.(*siteRoute), true
 	}
-	key, ok := siteKeyOf(r)
+	local := localAddr(r)
+	key, ok := siteKey(r, local)
 	if !ok {
 		return nil, false
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	sr := &siteRoute{key: key, next: next, server: srv, vars: make(map[string]any, len(vars)), retired: c.retired}
+	sr := &siteRoute{key: key, next: next, server: srv, vars: make(map[string]any, len(vars)), local: local, retired: c.retired}
 	for k, v := range vars {
 		if k != caddyhttp.ClientIPVarKey && k != caddyhttp.TrustedProxyVarKey {
 			sr.vars[k] = v
@@ -102,20 +108,32 @@ func (c *siteCache) forgetOne() bool {
 	return false
 }
 
-// siteKeyOf returns the Store key of r's site: its origin, with the scheme
-// the site is served on (RFC 9309 §2.3: the file applies to its scheme,
-// host and port), the Host canonical and its port kept only when it is the
-// listener's own (see enforce.SiteKey).
-func siteKeyOf(r *http.Request) (string, bool) {
+// siteKey returns the Store key of r's site, which came to the listener
+// at local: its origin, with the scheme the site is served on (RFC 9309
+// §2.3: the file applies to its scheme, host and port), the Host canonical
+// and its port kept only when it is the listener's own (see
+// enforce.SiteKey).
+func siteKey(r *http.Request, local netip.AddrPort) (string, bool) {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	localPort := ""
-	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		if _, p, err := net.SplitHostPort(addr.String()); err == nil {
-			localPort = p
-		}
+	port := ""
+	if local.IsValid() {
+		port = strconv.Itoa(int(local.Port()))
 	}
-	return enforce.SiteKey(scheme, r.Host, localPort)
+	return enforce.SiteKey(scheme, r.Host, port)
+}
+
+// localAddr returns the address of the listener r came to, if known.
+func localAddr(r *http.Request) netip.AddrPort {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return netip.AddrPort{}
+	}
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		return tcp.AddrPort()
+	}
+	ap, _ := netip.ParseAddrPort(addr.String())
+	return ap
 }

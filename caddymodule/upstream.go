@@ -37,10 +37,16 @@ var errRouteRetired = errors.New("the route of a replaced configuration; waiting
 
 // Fetch implements enforce.Fetcher.
 func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
-	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
-		return f.external.Fetch(ctx, rawURL, limit)
-	}
 	sr, _ := enforce.FetchData(ctx).(*siteRoute)
+	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
+		// A redirect to another host: over the network, where the site
+		// itself is (see dialPolicy).
+		p := &dialPolicy{}
+		if sr != nil {
+			p.site = sr.local
+		}
+		return f.external.Fetch(withDialPolicy(ctx, p), rawURL, limit)
+	}
 	switch {
 	case sr == nil:
 		// Never fetched blind: without the route's variables file_server

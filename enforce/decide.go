@@ -78,6 +78,9 @@ const (
 	// spent (RefusalHostBudget): disallowed for clients the rules bind
 	// until its robots.txt is fetched.
 	ReasonHostBudget
+
+	// NumReasons is the number of reasons: they run from 0 to NumReasons-1.
+	NumReasons = int(ReasonHostBudget) + 1
 )
 
 var decisionReasonNames = [...]string{
@@ -112,6 +115,9 @@ type Decision struct {
 	// the deciding group, or, for the "*" group, the token that marked the
 	// client as automated (or its first product name); "" when none.
 	Token string
+	// Named reports that a group naming the client's product token bound
+	// it (Token names it).
+	Named bool
 	// Classification says whether, and why, the client counts as automated.
 	Classification Classification
 	// Verdict is the robots.txt verdict behind a named or "*" group
@@ -274,7 +280,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 
 	m := d.choose(snap, toks)
 	if m.Named() {
-		dec.Reason = ReasonNamedGroup
+		dec.Reason, dec.Named = ReasonNamedGroup, true
 		for i := 0; i < m.Len(); i++ {
 			v, reading := judgeReadings(m.Group(i), rd)
 			if i == 0 || !v.Allowed {
@@ -319,7 +325,7 @@ func refusalReason(r Refusal) Reason {
 // shown not to apply to what the server will make of the target.
 func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, bound bool, dec *Decision) {
 	if m := d.choose(snap, toks); m.Named() {
-		dec.Reason, dec.Token = ReasonNamedGroup, m.Token(0)
+		dec.Reason, dec.Token, dec.Named = ReasonNamedGroup, m.Token(0), true
 		for i := 0; i < m.Len(); i++ {
 			if disallowsAny(m.Group(i)) {
 				dec.Allowed, dec.Reason, dec.Token = false, ReasonUnreadableTarget, m.Token(i)

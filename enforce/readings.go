@@ -32,9 +32,14 @@ const (
 	// server behind this handler could make of it. The query is kept as in
 	// AsSent.
 	Decoded
+	// RewriteHeader is the path of a header some origins serve instead of
+	// the request's own (X-Original-URL, X-Rewrite-URL, or
+	// X-Forwarded-Prefix before the path). Build never makes it: a caller
+	// that judges such a header names its decision so.
+	RewriteHeader
 )
 
-var readingNames = [...]string{AsSent: "as_sent", Cleaned: "cleaned", Decoded: "decoded"}
+var readingNames = [...]string{AsSent: "as_sent", Cleaned: "cleaned", Decoded: "decoded", RewriteHeader: "rewrite_header"}
 
 // String returns "as_sent", "cleaned" or "decoded".
 func (r Reading) String() string {
