@@ -165,13 +165,19 @@ http://:<PORT4> {
 	}
 }
 
-// e2eRecordFields are the fields of a compliance record, a contract.
-var e2eRecordFields = []string{
-	"level", "ts", "logger", "msg",
-	"host", "method", "uri", "user_agent", "agent", "bot_class", "verdict", "mode", "reason",
-	"reading", "group_line", "rule", "rule_line", "grace", "robots_hash", "robots_source",
-	"remote_ip", "agent_fetched_robots", "automation", "robots_fetched_at",
-}
+// e2eRecordFields are the fields of every compliance record, a contract;
+// e2eServedFields those of a record about a crawler that was served
+// robots.txt.
+var (
+	e2eRecordFields = []string{
+		"level", "ts", "logger", "msg", "record_version", "site",
+		"host", "method", "uri", "user_agent", "agent", "bot_class", "verdict", "mode", "reason",
+		"reading", "group_line", "rule", "rule_line", "compliance", "grace", "judged_versions",
+		"robots_hash", "robots_source", "remote_ip", "client_ip", "agent_fetched_robots", "served_robots",
+		"automation", "robots_fetched_at",
+	}
+	e2eServedFields = []string{"served_at", "served_hash", "served_link"}
+)
 
 // Both modes write the same compliance record for each decision about an
 // automated client (denials, and allowed ones with log_allowed), and add
@@ -193,27 +199,35 @@ func TestE2EComplianceRecords(t *testing.T) {
 		{e2eCurl, "/elsewhere", true},    // allowed, by no rule
 	}
 	hash := e2eHash(e2eRobots)
+	judged := []any{hash}
 	want := []e2eRecord{
 		{"uri": "/private/a?x=1", "user_agent": e2eGPTBot, "agent": "GPTBot", "bot_class": "named", "verdict": "deny",
 			"reason": "named_group", "reading": "as_sent", "group_line": 1.0, "rule": "/private/", "rule_line": 2.0,
-			"agent_fetched_robots": false, "automation": "catalogue"},
+			"compliance": "violation", "judged_versions": judged,
+			"agent_fetched_robots": false, "served_robots": false, "automation": "catalogue"},
+		// GPTBot fetched robots.txt through the handler, by its token.
 		{"uri": "/private/b", "user_agent": e2eGPTBot, "agent": "GPTBot", "bot_class": "named", "verdict": "deny",
 			"reason": "named_group", "reading": "as_sent", "group_line": 1.0, "rule": "/private/", "rule_line": 2.0,
-			"agent_fetched_robots": true, "automation": "catalogue"},
+			"compliance": "violation", "judged_versions": judged,
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "token", "automation": "catalogue"},
+		// curl comes from the same address: tied to that fetch by IP.
 		{"uri": "/private/c", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "deny",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/", "rule_line": 5.0,
-			"agent_fetched_robots": false, "automation": "catalogue"},
+			"compliance": "violation", "judged_versions": judged,
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
 		{"uri": "/private/open", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/open", "rule_line": 6.0,
-			"agent_fetched_robots": false, "automation": "catalogue"},
+			"compliance": "allowed", "judged_versions": []any{},
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
 		{"uri": "/elsewhere", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "", "rule_line": 0.0,
-			"agent_fetched_robots": false, "automation": "catalogue"},
+			"compliance": "allowed", "judged_versions": []any{},
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
 	}
 	for _, w := range want {
 		maps.Copy(w, e2eRecord{"level": "info", "logger": "http.handlers.robots_enforce", "msg": "robots.txt decision",
-			"host": "site.test", "method": "GET", "grace": false, "robots_hash": hash,
-			"robots_source": "http://site.test/robots.txt", "remote_ip": "127.0.0.1"})
+			"record_version": 2.0, "site": "http://site.test", "host": "site.test", "method": "GET", "grace": false,
+			"robots_hash": hash, "robots_source": "http://site.test/robots.txt", "remote_ip": "127.0.0.1", "client_ip": "127.0.0.1"})
 	}
 
 	byMode := make(map[string][]e2eRecord)
@@ -238,10 +252,18 @@ func TestE2EComplianceRecords(t *testing.T) {
 		}
 		end := time.Now()
 		for i, rec := range recs {
-			if keys := slices.Sorted(maps.Keys(rec)); !slices.Equal(keys, slices.Sorted(slices.Values(e2eRecordFields))) {
-				t.Errorf("%s mode: record %d has fields %v, want %v", mode, i, keys, slices.Sorted(slices.Values(e2eRecordFields)))
+			fields := e2eRecordFields
+			if want[i]["served_robots"] == true {
+				fields = slices.Concat(fields, e2eServedFields)
 			}
-			for _, k := range []string{"ts", "robots_fetched_at"} {
+			if keys := slices.Sorted(maps.Keys(rec)); !slices.Equal(keys, slices.Sorted(slices.Values(fields))) {
+				t.Errorf("%s mode: record %d has fields %v, want %v", mode, i, keys, slices.Sorted(slices.Values(fields)))
+			}
+			times := []string{"ts", "robots_fetched_at"}
+			if want[i]["served_robots"] == true {
+				times = append(times, "served_at")
+			}
+			for _, k := range times {
 				sec, _ := rec[k].(float64)
 				if at := time.Unix(0, int64(sec*1e9)); at.Before(start.Add(-time.Second)) || at.After(end.Add(time.Second)) {
 					t.Errorf("%s mode: record %d: %s %v, want a time between %v and %v", mode, i, k, rec[k], start, end)
@@ -251,7 +273,7 @@ func TestE2EComplianceRecords(t *testing.T) {
 				t.Errorf("%s mode: record %d: mode %q", mode, i, rec.str("mode"))
 			}
 			got := maps.Clone(rec)
-			for _, k := range []string{"ts", "robots_fetched_at", "mode"} {
+			for _, k := range []string{"ts", "robots_fetched_at", "served_at", "mode"} {
 				delete(got, k)
 			}
 			if !reflect.DeepEqual(got, want[i]) {

@@ -19,6 +19,7 @@ import (
 // counting costs no label lookup.
 type metrics struct {
 	decisions *prometheus.CounterVec // verdict, mode, agent
+	denials   *prometheus.CounterVec // mode, compliance
 	fetches   *prometheus.CounterVec // outcome
 }
 
@@ -68,6 +69,10 @@ func newCollectors() *metrics {
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "decisions_total",
 			Help: "Requests decided, by verdict (allow, deny), mode (enforce, log) and agent (a token of the crawler catalogue, or _other).",
 		}, []string{"verdict", "mode", "agent"}),
+		denials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "denials_total",
+			Help: "Denied requests of clients the rules bind, by mode (enforce, log) and compliance (violation, grace, protective).",
+		}, []string{"mode", "compliance"}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "robots_fetches_total",
 			Help: "robots.txt requests sent, by outcome (2xx, 3xx, 4xx, 5xx, error).",
@@ -79,7 +84,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.fetches} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
@@ -121,4 +126,9 @@ func (m *metrics) countFetch(status int, err error) {
 		outcome = strconv.Itoa(status/100) + "xx"
 	}
 	m.fetches.WithLabelValues(outcome).Inc()
+}
+
+// countDenial counts a denial by its compliance.
+func (m *metrics) countDenial(mode string, c enforce.Compliance) {
+	m.denials.WithLabelValues(mode, c.String()).Inc()
 }

@@ -12,10 +12,6 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// Versions a client can be served besides a file: no file (a 4xx other
-// than 429: everything allowed, RFC 9309 §2.3.1.3).
-const servedUnavailable = "unavailable"
-
 // serveRobotsTxt passes a client's request for /robots.txt on, untouched,
 // and notes which version the client was served, for the compliance of
 // its later requests. With the upstream source, a version other than the
@@ -44,8 +40,10 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 		return err
 	}
 	now := time.Now()
-	h.state.fetchers.Note(key, servedTokens(userAgent(r.Header)), clientIP(r), version, now)
-	if h.state.store != nil && h.sites != nil && version != servedUnavailable {
+	tokens, ip := servedTokens(userAgent(r.Header)), clientIP(r)
+	h.state.fetchers.Note(key, tokens, ip, version, now)
+	h.recordServed(r, key, tokens, ip, version, tee.status)
+	if h.state.store != nil && h.sites != nil && version != enforce.VersionUnavailable {
 		h.state.store.Hint(key, version)
 	}
 	return nil
@@ -116,14 +114,14 @@ func (w *hashingWriter) ReadFrom(r io.Reader) (int64, error) {
 type writerOnly struct{ io.Writer }
 
 // version names what the client was served: the version of a whole 200,
-// servedUnavailable for a 4xx other than 429, "" for anything else (an
+// enforce.VersionUnavailable for a 4xx other than 429, "" for anything else (an
 // encoded body, a redirect, a server error).
 func (w *hashingWriter) version() string {
 	switch {
 	case w.status == http.StatusOK && !w.encoded:
 		return w.sum.Name()
 	case w.status >= 400 && w.status <= 499 && w.status != http.StatusTooManyRequests:
-		return servedUnavailable
+		return enforce.VersionUnavailable
 	}
 	return ""
 }

@@ -6,12 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
@@ -236,54 +234,6 @@ func botClass(dec *enforce.Decision) string {
 		}
 	}
 	return classNotAutomated
-}
-
-// record writes the compliance record of a decision, and adds its key facts
-// to the access log entry of the request. Its fields are a contract: see
-// the README's record schema.
-func (h *Handler) record(r *http.Request, site string, sent *sentRequest, ua string, dec *enforce.Decision) {
-	verdict := verdictName(dec.Allowed)
-	class := botClass(dec)
-	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
-		extra.Add(zap.String("robots_verdict", verdict))
-		extra.Add(zap.String("robots_reason", dec.Reason.String()))
-		extra.Add(zap.String("robots_agent", dec.Token))
-		extra.Add(zap.Int("robots_rule_line", dec.Verdict.Rule.Line))
-	}
-	level := zapcore.InfoLevel
-	c := h.logger.Check(level, "robots.txt decision")
-	if c == nil {
-		return
-	}
-	snap := dec.Snapshot
-	now := time.Now()
-	versions, _ := h.state.fetchers.Lookup(site, dec.Token, "", now)
-	served := len(versions) > 0
-	fields := []zap.Field{
-		zap.String("host", r.Host),
-		zap.String("method", sent.method),
-		zap.String("uri", sent.uri),
-		zap.String("user_agent", truncate(ua, maxLoggedUserAgent)),
-		zap.String("agent", dec.Token),
-		zap.String("bot_class", class),
-		zap.String("verdict", verdict),
-		zap.String("mode", h.Mode),
-		zap.String("reason", dec.Reason.String()),
-		zap.String("reading", dec.Reading.String()),
-		zap.Int("group_line", dec.Verdict.GroupLine),
-		zap.String("rule", dec.Verdict.Rule.Pattern),
-		zap.Int("rule_line", dec.Verdict.Rule.Line),
-		zap.Bool("grace", dec.Grace),
-		zap.String("robots_hash", snap.Hash),
-		zap.String("robots_source", snap.Source),
-		zap.String("remote_ip", remoteIP(sent.remoteAddr)),
-		zap.Bool("agent_fetched_robots", served),
-		zap.String("automation", dec.Classification.Automation.String()),
-	}
-	if !snap.FetchedAt.IsZero() {
-		fields = append(fields, zap.Time("robots_fetched_at", snap.FetchedAt))
-	}
-	c.Write(fields...)
 }
 
 func truncate(s string, n int) string {

@@ -130,10 +130,6 @@ type Decision struct {
 	Path string
 	// Snapshot is the robots.txt version the decision was made against.
 	Snapshot *Snapshot
-	// Grace is set on a denial that the robots.txt in force before the last
-	// change, less than 24 hours ago, would have allowed: a crawler may
-	// still be using that copy (RFC 9309 §2.4).
-	Grace bool
 }
 
 // A Decider makes decisions. It is safe for concurrent use.
@@ -215,28 +211,6 @@ func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
 func (d *Decider) DecideInto(dec *Decision, snap *Snapshot, req *Request, rd *Readings) {
 	*dec = Decision{}
 	d.decide(snap, req, rd, dec)
-	if !dec.Allowed && snap.Previous != nil {
-		dec.Grace = d.allowedBefore(snap, req, rd)
-	}
-}
-
-// allowedBefore reports whether the robots.txt in force before snap's,
-// while still in its grace period, would have allowed req. It is kept out
-// of line: the rare denials that ask it pay for its second Decision, every
-// other decision's stack does not.
-//
-//go:noinline
-func (d *Decider) allowedBefore(snap *Snapshot, req *Request, rd *Readings) bool {
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	if !snap.InGrace(now) {
-		return false
-	}
-	var prev Decision
-	d.decide(snap.Previous, req, rd, &prev)
-	return prev.Allowed
 }
 
 // decide fills dec, a zero Decision, with the decision on req.
@@ -280,14 +254,17 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 
 	m := d.choose(snap, toks)
 	if m.Named() {
-		dec.Reason, dec.Named = ReasonNamedGroup, true
+		// Any group that names the client and allows the request lets it
+		// pass (see Match): the decision names that group, or, when all
+		// deny, the first.
+		dec.Reason, dec.Named, dec.Allowed = ReasonNamedGroup, true, false
 		for i := 0; i < m.Len(); i++ {
 			v, reading := judgeReadings(m.Group(i), rd)
-			if i == 0 || !v.Allowed {
+			if i == 0 || v.Allowed {
 				dec.Token, dec.Verdict, dec.Reading = m.Token(i), v, reading
 			}
-			if !v.Allowed {
-				dec.Allowed = false
+			if v.Allowed {
+				dec.Allowed = true
 				break
 			}
 		}

@@ -58,9 +58,12 @@ func TestDecide(t *testing.T) {
 		{"named group allows", bots, uaGPTBot, "/public", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
 		{"named group replaces *", bots, uaGooglebot, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
 		{"bypass spelling", bots, uaGPTBot, "/pub/..%2Fprivate/x", false, ReasonNamedGroup, "GPTBot", 2, Decoded},
-		{"both groups: GPTBot's rule", bots, uaBoth, "/a", false, ReasonNamedGroup, "GPTBot", 3, AsSent},
-		{"both groups: Googlebot's rule", bots, uaBoth, "/b", false, ReasonNamedGroup, "Googlebot", 6, AsSent},
+		// A client naming two groups may obey either (RFC 9309 §2.2.1):
+		// allowed when one of them allows.
+		{"both groups: only GPTBot's disallows", bots, uaBoth, "/a", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
+		{"both groups: only Googlebot's disallows", bots, uaBoth, "/b", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
 		{"both groups: allowed by both", bots, uaBoth, "/c", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
+		{"both groups: disallowed by both", bots, uaBoth, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
 		{"a browser is not bound by *", bots, uaChrome, "/private/x", true, ReasonNotAutomated, "", 0, AsSent},
 		{"policy all binds browsers", all, uaChrome, "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
 		{"curl is bound by *", bots, uaCurl, "/private/x", false, ReasonWildcardGroup, "curl", 10, AsSent},
@@ -87,6 +90,29 @@ func TestDecide(t *testing.T) {
 		}
 		if dec.Snapshot != snap {
 			t.Errorf("%s: decision names snapshot %p, want %p", c.name, dec.Snapshot, snap)
+		}
+	}
+}
+
+// A request that every group naming the client disallows is denied, and
+// the decision names the first group's rule.
+func TestDecideTwoGroupsBothDeny(t *testing.T) {
+	snap := inlineSnapshot(t, "User-agent: ExampleBot\nDisallow: /drafts/\n\nUser-agent: Scrapy\nDisallow: /\n")
+	d := NewDecider(Policy{}, nil)
+	ua := "Mozilla/5.0 (compatible; ExampleBot/1.0; +https://example.net) Scrapy/2.8.0"
+	for _, c := range []struct {
+		target  string
+		allowed bool
+		token   string
+		line    int
+	}{
+		{"/drafts/x", false, "ExampleBot", 2},
+		{"/page", true, "ExampleBot", 0},
+	} {
+		var rd Readings
+		dec := d.Decide(snap, Request{Target: c.target, UserAgent: ua}, &rd)
+		if dec.Allowed != c.allowed || dec.Token != c.token || dec.Verdict.Rule.Line != c.line {
+			t.Errorf("Decide(%s) = %v by %q line %d; want %v by %q line %d", c.target, dec.Allowed, dec.Token, dec.Verdict.Rule.Line, c.allowed, c.token, c.line)
 		}
 	}
 }
@@ -155,30 +181,66 @@ func TestDecideFailsClosed(t *testing.T) {
 	}
 }
 
-// TestDecideGrace checks that a denial the previous robots.txt would have
-// allowed is marked as grace while the change is under 24 hours old (RFC
-// 9309 §2.4), and not after.
-func TestDecideGrace(t *testing.T) {
-	changed := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	old := inlineSnapshot(t, "User-agent: GPTBot\nDisallow: /old\n")
-	cur := inlineSnapshot(t, "User-agent: GPTBot\nDisallow: /new\nDisallow: /old\n")
-	withPrev := *cur
-	withPrev.Previous, withPrev.ChangedAt = old, changed
+// TestAssess checks the compliance of decisions: a violation only when
+// every version the crawler was served, or when it was served none every
+// version in force within 24 hours, disallows the request as sent (RFC
+// 9309 §2.4); grace otherwise; protective for denials the RFC reading of
+// the request as sent does not make.
+func TestAssess(t *testing.T) {
+	l := testLifecycle()
+	t0 := snapEpoch
+	v1 := l.next(nil, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\n"), t0)
+	v2 := l.next(v1, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\n"), t0.Add(time.Minute))
+	v3 := l.next(v2, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\nDisallow: /v3\n"), t0.Add(2*time.Minute))
 	d := NewDecider(Policy{}, nil)
+	served := func(vs ...*Snapshot) []ServedVersion {
+		var out []ServedVersion
+		for _, v := range vs {
+			out = append(out, ServedVersion{Hash: v.VersionName(), At: t0})
+		}
+		return out
+	}
 	cases := []struct {
-		target string
-		at     time.Duration
-		grace  bool
+		name     string
+		target   string
+		at       time.Duration
+		served   []ServedVersion
+		want     Compliance
+		versions int
 	}{
-		{"/new", time.Hour, true},
-		{"/new", 25 * time.Hour, false},
-		{"/old", time.Hour, false}, // denied by both versions
+		{"allowed", "/public", time.Hour, nil, ComplianceAllowed, 0},
+		{"denied by every version in force, none served", "/old", time.Hour, nil, ComplianceViolation, 3},
+		{"allowed by an earlier version in force, none served", "/v3", time.Hour, nil, ComplianceGrace, 3},
+		{"served only v1, which allows it", "/v3", time.Hour, served(v1), ComplianceGrace, 1},
+		{"served v1 then v2 and v3 within minutes: v1 allows /v2", "/v2", time.Hour, served(v3, v2, v1), ComplianceGrace, 3},
+		{"served only the newest: no grace for what it disallows", "/v3", time.Hour, served(v3), ComplianceViolation, 1},
+		{"served only the newest, an old rule", "/old", time.Hour, served(v3), ComplianceViolation, 1},
+		{"served a 404: everything allowed", "/old", time.Hour, []ServedVersion{{Hash: VersionUnavailable, At: t0}}, ComplianceGrace, 1},
+		{"served a variant never fetched: benefit of the doubt", "/old", time.Hour, []ServedVersion{{Hash: "0123456789abcdef", At: t0}}, ComplianceGrace, 1},
+		{"a day after the changes, only the newest is in force", "/v3", 25 * time.Hour, nil, ComplianceViolation, 1},
+		{"an alternate spelling", "/%6Fld", time.Hour, nil, ComplianceViolation, 3},
+		{"a cleaned reading only", "/x/../old", time.Hour, nil, ComplianceProtective, 0},
+		{"a decoded reading only", "/x%2F..%2Fold", time.Hour, nil, ComplianceProtective, 0},
 	}
 	for _, c := range cases {
 		var rd Readings
-		dec := d.Decide(&withPrev, Request{Target: c.target, UserAgent: uaGPTBot, Now: changed.Add(c.at)}, &rd)
-		if dec.Allowed || dec.Grace != c.grace {
-			t.Errorf("Decide(%q) %v after the change: allowed %v, grace %v; want denied, grace %v", c.target, c.at, dec.Allowed, dec.Grace, c.grace)
+		req := Request{Target: c.target, UserAgent: uaGPTBot}
+		dec := d.Decide(v3, req, &rd)
+		ev := d.Assess(&dec, &req, c.served, LinkToken, t0.Add(2*time.Minute+c.at))
+		if ev.Compliance != c.want || len(ev.Versions) != c.versions {
+			t.Errorf("%s: Assess(%s) = %v judged against %v; want %v against %d versions", c.name, c.target, ev.Compliance, ev.Versions, c.want, c.versions)
+		}
+	}
+	// Fail-closed denials are protective.
+	for _, snap := range []*Snapshot{
+		{Access: AccessUnreachable, DisallowAll: true},
+		{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+	} {
+		var rd Readings
+		req := Request{Target: "/x", UserAgent: uaGPTBot}
+		dec := d.Decide(snap, req, &rd)
+		if ev := d.Assess(&dec, &req, nil, LinkNone, t0); dec.Allowed || ev.Compliance != ComplianceProtective {
+			t.Errorf("%v: allowed %v, %v; want a protective denial", dec.Reason, dec.Allowed, ev.Compliance)
 		}
 	}
 }

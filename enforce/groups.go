@@ -19,12 +19,15 @@ const MaxGroups = 4
 // dresses as a browser answers to its own group and not to a
 // "User-agent: Mozilla" group.
 //
-// Several groups, conservative rule: when candidates name different groups,
-// the request must be allowed by every one of them. RFC 9309 §2.2.1 expects
-// a crawler to obey the one group that names it; a header with two names
-// could be either crawler, and holding it to both means no crawler escapes
-// its own rules by adding another's name. The caller decides the target
-// against each Group and denies when any of them denies.
+// Several groups: when candidates name different groups, a request that
+// any one of them allows is allowed. RFC 9309 §2.2.1 has a crawler obey
+// the group that names it, and a crawler whose header names two (a
+// fetcher built on another crawler's engine, say) may choose either: an
+// honest crawler that obeys the one it chose must not be refused for the
+// other's rules. Strictness would buy nothing against a forger, who can
+// send one token instead of two; verifying who the client is does (see
+// package verify). The caller decides the target against each Group and
+// allows when any of them allows.
 //
 // When no group matches (Named is false), the "*" group applies, subject to
 // the WildcardPolicy.
@@ -55,8 +58,7 @@ func (m *Match) Named() bool { return m.n > 0 }
 func (m *Match) Generic() bool { return m.generic }
 
 // Dropped reports whether candidates named more than MaxGroups distinct
-// groups, and the rest were not kept. A caller that wants the conservative
-// rule to hold without exception denies such a request.
+// groups, and the rest were not kept.
 func (m *Match) Dropped() bool { return m.dropped }
 
 // ChooseGroups chooses the named groups of r that apply to a request with

@@ -11,7 +11,7 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// GraceWindow is how long a replaced robots.txt stays in Snapshot.Previous.
+// GraceWindow is how long a replaced robots.txt stays in Snapshot.Earlier.
 // RFC 9309 §2.4 lets a crawler use a cached robots.txt for up to 24 hours,
 // so for that long after a change a crawler that still obeys the old file
 // is not at fault.
@@ -117,7 +117,8 @@ type Snapshot struct {
 	// FetchedAt is when the access that produced the content in force
 	// ended: for a kept copy, the last successful access (see CheckedAt).
 	FetchedAt time.Time
-	// ChangedAt is when this content came into force, replacing Previous.
+	// ChangedAt is when this content came into force, replacing the
+	// newest of Earlier.
 	ChangedAt time.Time
 	// CheckedAt is when the latest access ended, successful or not.
 	CheckedAt time.Time
@@ -135,10 +136,17 @@ type Snapshot struct {
 	// Failures is 0.
 	FailingSince time.Time
 
-	// Previous is the snapshot that was in force before the content last
-	// changed, without its own Previous. It is kept while InGrace and
-	// dropped at the first refresh after.
-	Previous *Snapshot
+	// Earlier are the versions in force before this one that were
+	// replaced less than GraceWindow ago, newest first, each without
+	// Earlier of its own: a crawler may still use any of them (RFC 9309
+	// §2.4 lets it cache robots.txt for a day). At most MaxVersions-1 are
+	// kept; a site that publishes more versions in a day loses the oldest
+	// first, and a crawler that was served one of those is given the
+	// benefit of the doubt (see Decider.Assess).
+	Earlier []*Snapshot
+	// ReplacedAt, on a snapshot in Earlier, is when it stopped being in
+	// force; zero on the snapshot in force.
+	ReplacedAt time.Time
 
 	// sum is the full digest behind Hash, so that versions never compare
 	// equal by a collision of the short form.
@@ -147,19 +155,49 @@ type Snapshot struct {
 	groups *GroupIndex
 }
 
-// InGrace reports whether at time t the Previous snapshot may still be in
-// use by a crawler: a replaced robots.txt may be cached for up to
-// GraceWindow (RFC 9309 §2.4).
-func (s *Snapshot) InGrace(t time.Time) bool {
-	return s.Previous != nil && t.Before(s.ChangedAt.Add(GraceWindow))
+// MaxVersions bounds the versions of one site a Snapshot knows: the one
+// in force and Earlier. Sites publish a few versions a day at most; a
+// bound keeps a site that publishes one a minute from growing memory.
+const MaxVersions = 16
+
+// VersionsAt returns the versions of the site in force at some moment of
+// the GraceWindow before t: s and those of Earlier replaced within it,
+// newest first.
+func (s *Snapshot) VersionsAt(t time.Time) []*Snapshot {
+	vs := make([]*Snapshot, 1, 1+len(s.Earlier))
+	vs[0] = s
+	for _, e := range s.Earlier {
+		if t.Sub(e.ReplacedAt) < GraceWindow {
+			vs = append(vs, e)
+		}
+	}
+	return vs
 }
 
-// PreviousAt returns Previous while InGrace(t), and nil after.
-func (s *Snapshot) PreviousAt(t time.Time) *Snapshot {
-	if s.InGrace(t) {
-		return s.Previous
+// Version returns the version named hash among those in force within the
+// GraceWindow before t (see VersionsAt), or nil.
+func (s *Snapshot) Version(hash string, t time.Time) *Snapshot {
+	for _, v := range s.VersionsAt(t) {
+		if v.VersionName() == hash {
+			return v
+		}
 	}
 	return nil
+}
+
+// VersionName names the version s holds in records: its Hash for a file;
+// "unavailable" when there is none (no rules apply) and "unreachable" or
+// "disallow_all" when, for want of a file, everything is disallowed.
+func (s *Snapshot) VersionName() string {
+	switch {
+	case s.Robots != nil:
+		return s.Hash
+	case !s.DisallowAll:
+		return VersionUnavailable
+	case s.Access == AccessUnreachable:
+		return "unreachable"
+	}
+	return "disallow_all"
 }
 
 // sameContent reports whether s and o decide alike: same result, same
@@ -176,22 +214,28 @@ func (s *Snapshot) setBody(body []byte) {
 
 // follow places s, a snapshot not yet published, after prev (nil for none)
 // at time now. When the content is unchanged s carries on prev's ChangedAt
-// and Previous; otherwise prev becomes s's Previous. A Previous past its
-// grace window is dropped here, and Previous never has its own Previous,
-// which keeps memory bounded.
+// and Earlier; otherwise prev joins s's Earlier, newest first. Versions
+// replaced more than GraceWindow ago are dropped here, as are the oldest
+// past MaxVersions, which keeps memory bounded.
 func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
+	var earlier []*Snapshot
 	switch {
 	case prev == nil:
-		s.ChangedAt, s.Previous = now, nil
+		s.ChangedAt = now
 	case s.sameContent(prev):
-		s.ChangedAt, s.Previous = prev.ChangedAt, prev.Previous
+		s.ChangedAt = prev.ChangedAt
+		earlier = prev.Earlier
 	default:
 		old := *prev
-		old.Previous = nil
-		s.ChangedAt, s.Previous = now, &old
+		old.Earlier, old.ReplacedAt = nil, now
+		s.ChangedAt = now
+		earlier = append([]*Snapshot{&old}, prev.Earlier...)
 	}
-	if !s.InGrace(now) {
-		s.Previous = nil
+	s.Earlier = nil
+	for _, e := range earlier {
+		if now.Sub(e.ReplacedAt) < GraceWindow && len(s.Earlier) < MaxVersions-1 {
+			s.Earlier = append(s.Earlier, e)
+		}
 	}
 	return s
 }

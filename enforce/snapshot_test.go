@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,8 +83,8 @@ func TestLifecycleFirstAccess(t *testing.T) {
 			t.Errorf("%s: next() = %v robots=%v disallowAll=%v hash=%q; want %v %v %v %q",
 				tt.name, s.Access, s.Robots != nil, s.DisallowAll, s.Hash, tt.access, tt.robots, tt.disallowAll, tt.hash)
 		}
-		if s.Source != robotsA || !s.FetchedAt.Equal(snapEpoch) || !s.ChangedAt.Equal(snapEpoch) || s.Previous != nil {
-			t.Errorf("%s: source %q fetched %v changed %v previous %v", tt.name, s.Source, s.FetchedAt, s.ChangedAt, s.Previous)
+		if s.Source != robotsA || !s.FetchedAt.Equal(snapEpoch) || !s.ChangedAt.Equal(snapEpoch) || s.Earlier != nil {
+			t.Errorf("%s: source %q fetched %v changed %v earlier %v", tt.name, s.Source, s.FetchedAt, s.ChangedAt, s.Earlier)
 		}
 		if got := s.RefreshAt.Sub(snapEpoch); got != tt.refresh {
 			t.Errorf("%s: refresh after %v, want %v", tt.name, got, tt.refresh)
@@ -105,8 +106,8 @@ func TestLifecycleKeepsLastAnswer(t *testing.T) {
 		if s.Access != good.Access || s.Robots != good.Robots || s.Hash != good.Hash || s.DisallowAll {
 			t.Errorf("after %v: %v robots %p hash %q disallowAll %v; want the kept %v", first.access, s.Access, s.Robots, s.Hash, s.DisallowAll, good.Access)
 		}
-		if !s.FetchedAt.Equal(snapEpoch) || !s.CheckedAt.Equal(at) || !s.ChangedAt.Equal(snapEpoch) || s.Previous != nil {
-			t.Errorf("after %v: fetched %v checked %v changed %v previous %v", first.access, s.FetchedAt, s.CheckedAt, s.ChangedAt, s.Previous)
+		if !s.FetchedAt.Equal(snapEpoch) || !s.CheckedAt.Equal(at) || !s.ChangedAt.Equal(snapEpoch) || s.Earlier != nil {
+			t.Errorf("after %v: fetched %v checked %v changed %v earlier %v", first.access, s.FetchedAt, s.CheckedAt, s.ChangedAt, s.Earlier)
 		}
 		if s.Err == "" || s.Failures != 1 || !s.FailingSince.Equal(at) || s.HTTPStatus != good.HTTPStatus {
 			t.Errorf("after %v: err %q failures %d since %v status %d", first.access, s.Err, s.Failures, s.FailingSince, s.HTTPStatus)
@@ -179,8 +180,8 @@ func TestLifecycleLongUnreachable(t *testing.T) {
 			t.Errorf("%v, copy %v: after 30 days %v disallowAll=%v robots=%v; want %v %v",
 				tt.policy, tt.withCopy, s.Access, s.DisallowAll, s.Robots != nil, tt.access, tt.disallowAll)
 		}
-		if tt.withCopy && tt.access == AccessLongUnreachable && (s.Previous == nil || s.Previous.Hash != before.Hash) {
-			t.Errorf("%v: Previous = %v, want the copy given up", tt.policy, s.Previous)
+		if tt.withCopy && tt.access == AccessLongUnreachable && (len(s.Earlier) == 0 || s.Earlier[0].Hash != before.Hash) {
+			t.Errorf("%v: Earlier = %v, want the copy given up", tt.policy, s.Earlier)
 		}
 		s = l.next(s, robotsA, outcomeAvailable(""), start.Add(31*24*time.Hour))
 		if s.Access != AccessAvailable || s.Failures != 0 || !s.FailingSince.IsZero() {
@@ -215,42 +216,57 @@ func TestLifecycleRefreshInterval(t *testing.T) {
 	}
 }
 
-// RFC 9309 §2.4: after a change, the previous file stays on record for the
-// 24 hours a crawler may still be using it.
-func TestLifecyclePrevious(t *testing.T) {
+// RFC 9309 §2.4: after a change, the earlier files stay on record for the
+// 24 hours a crawler may still be using them, every one of them, up to
+// MaxVersions.
+func TestLifecycleVersions(t *testing.T) {
 	l := testLifecycle()
-	a := l.next(nil, robotsA, outcomeAvailable("User-agent: *\nDisallow: /a\n"), snapEpoch)
-	a2 := l.next(a, robotsA, outcomeAvailable("User-agent: *\nDisallow: /a\n"), snapEpoch.Add(time.Hour))
-	if a2.Robots != a.Robots || !a2.ChangedAt.Equal(snapEpoch) || !a2.FetchedAt.Equal(snapEpoch.Add(time.Hour)) || a2.Previous != nil {
-		t.Errorf("same content: robots reused %v, changed %v, fetched %v, previous %v", a2.Robots == a.Robots, a2.ChangedAt, a2.FetchedAt, a2.Previous)
+	file := func(n int) accessOutcome { return outcomeAvailable(fmt.Sprintf("User-agent: *\nDisallow: /v%d\n", n)) }
+	a := l.next(nil, robotsA, file(1), snapEpoch)
+	a2 := l.next(a, robotsA, file(1), snapEpoch.Add(time.Hour))
+	if a2.Robots != a.Robots || !a2.ChangedAt.Equal(snapEpoch) || !a2.FetchedAt.Equal(snapEpoch.Add(time.Hour)) || len(a2.Earlier) != 0 {
+		t.Errorf("same content: robots reused %v, changed %v, fetched %v, earlier %d", a2.Robots == a.Robots, a2.ChangedAt, a2.FetchedAt, len(a2.Earlier))
 	}
 	changed := snapEpoch.Add(2 * time.Hour)
-	b := l.next(a2, robotsA, outcomeAvailable("User-agent: *\nDisallow: /b\n"), changed)
-	if b.Previous == nil || b.Previous.Hash != a.Hash || b.Hash == a.Hash || !b.ChangedAt.Equal(changed) {
-		t.Fatalf("after a change: previous %v, changed %v", b.Previous, b.ChangedAt)
+	b := l.next(a2, robotsA, file(2), changed)
+	c := l.next(b, robotsA, file(3), changed.Add(time.Minute))
+	names := func(vs []*Snapshot) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.VersionName())
+		}
+		return strings.Join(out, " ")
 	}
-	for _, tt := range []struct {
-		at   time.Time
-		want bool
-	}{
-		{changed, true},
-		{changed.Add(GraceWindow - time.Nanosecond), true},
-		{changed.Add(GraceWindow), false},
-	} {
-		if got := b.InGrace(tt.at); got != tt.want || (b.PreviousAt(tt.at) != nil) != tt.want {
-			t.Errorf("InGrace(changed+%v) = %v, PreviousAt %v; want %v", tt.at.Sub(changed), got, b.PreviousAt(tt.at), tt.want)
+	if got, want := names(c.VersionsAt(changed.Add(time.Hour))), strings.Join([]string{c.Hash, b.Hash, a.Hash}, " "); got != want {
+		t.Errorf("versions an hour after two changes = %s, want %s (newest first, all three)", got, want)
+	}
+	for _, e := range c.Earlier {
+		if e.Earlier != nil || e.ReplacedAt.IsZero() {
+			t.Errorf("an earlier version has earlier versions of its own, or no end: %+v", e)
 		}
 	}
-	c := l.next(b, robotsA, outcomeUnavailable(404), changed.Add(time.Hour))
-	if c.Previous == nil || c.Previous.Hash != b.Hash || c.Previous.Previous != nil {
-		t.Errorf("second change: previous %v, its previous %v; want b without its own", c.Previous, c.Previous.Previous)
+	// Each version drops out GraceWindow after it was replaced.
+	if got, want := names(c.VersionsAt(changed.Add(GraceWindow+30*time.Second))), c.Hash+" "+b.Hash; got != want {
+		t.Errorf("versions just past a's window = %s, want %s", got, want)
 	}
-	same := l.next(b, robotsA, outcomeAvailable("User-agent: *\nDisallow: /b\n"), changed.Add(GraceWindow+time.Hour))
-	if same.Previous != nil || !same.ChangedAt.Equal(changed) {
-		t.Errorf("refresh after the grace window: previous %v, changed %v; want none, %v", same.Previous, same.ChangedAt, changed)
+	if c.Version(a.Hash, changed.Add(time.Hour)) == nil || c.Version(a.Hash, changed.Add(GraceWindow+time.Hour)) != nil {
+		t.Error("Version(a) should be known within its window and not after")
 	}
-	if a.InGrace(snapEpoch) || a.PreviousAt(snapEpoch) != nil {
-		t.Error("a first snapshot has no previous in grace")
+	d := l.next(c, robotsA, outcomeUnavailable(404), changed.Add(time.Hour))
+	if got := names(d.VersionsAt(changed.Add(time.Hour))); got != VersionUnavailable+" "+c.Hash+" "+b.Hash+" "+a.Hash {
+		t.Errorf("versions after a 404 = %s", got)
+	}
+	same := l.next(c, robotsA, file(3), changed.Add(GraceWindow+time.Hour))
+	if len(same.Earlier) != 0 || !same.ChangedAt.Equal(changed.Add(time.Minute)) {
+		t.Errorf("refresh after the grace window: %d earlier, changed %v; want none", len(same.Earlier), same.ChangedAt)
+	}
+	// A version a minute: at most MaxVersions known.
+	v := a
+	for i := range 3 * MaxVersions {
+		v = l.next(v, robotsA, file(10+i), snapEpoch.Add(time.Duration(i)*time.Minute))
+	}
+	if n := len(v.VersionsAt(v.ChangedAt)); n != MaxVersions {
+		t.Errorf("%d versions known after %d changes in an hour, want %d", n, 3*MaxVersions, MaxVersions)
 	}
 }
 

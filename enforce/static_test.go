@@ -67,7 +67,7 @@ func TestFileSourceReload(t *testing.T) {
 	}{
 		{"touched, same content", 10 * time.Second, func() { writeRobots(t, path, "User-agent: *\nDisallow: /v1\n", snapEpoch.Add(time.Hour)) },
 			func(prev, s *Snapshot) string {
-				if s.Robots != prev.Robots || s.Previous != nil || !s.ChangedAt.Equal(prev.ChangedAt) {
+				if s.Robots != prev.Robots || len(s.Earlier) != 0 || !s.ChangedAt.Equal(prev.ChangedAt) {
 					return "a touch without change should reuse the parse and keep ChangedAt"
 				}
 				return ""
@@ -81,8 +81,8 @@ func TestFileSourceReload(t *testing.T) {
 			}},
 		{"changed, after the interval", 5 * time.Second, nil,
 			func(prev, s *Snapshot) string {
-				if s.Robots.Allowed("bot", "/v2") || s.Previous == nil || s.Previous.Hash != v1.Hash || !s.InGrace(s.ChangedAt) {
-					return "the change was not read, or Previous not set"
+				if s.Robots.Allowed("bot", "/v2") || len(s.Earlier) != 1 || s.Earlier[0].Hash != v1.Hash || s.Version(v1.Hash, s.ChangedAt) == nil {
+					return "the change was not read, or the earlier version not kept"
 				}
 				return ""
 			}},
@@ -95,8 +95,8 @@ func TestFileSourceReload(t *testing.T) {
 			}},
 		{"restored as it was", 10 * time.Second, func() { writeRobots(t, path, "User-agent: *\nDisallow: /v2\n", snapEpoch.Add(2*time.Hour)) },
 			func(prev, s *Snapshot) string {
-				if s.Err != "" || s.Failures != 0 || s.Hash != prev.Hash || s.Previous == nil {
-					return "a restored file should clear the error and keep the content and Previous"
+				if s.Err != "" || s.Failures != 0 || s.Hash != prev.Hash || len(s.Earlier) != 1 {
+					return "a restored file should clear the error and keep the content and the earlier version"
 				}
 				return ""
 			}},
@@ -109,7 +109,7 @@ func TestFileSourceReload(t *testing.T) {
 		clock.Advance(st.advance)
 		s := f.Snapshot(t.Context(), "other.example")
 		if msg := st.check(prev, s); msg != "" {
-			t.Errorf("%s: %s (err %q, hash %q, previous %v)", st.name, msg, s.Err, s.Hash, s.Previous)
+			t.Errorf("%s: %s (err %q, hash %q, earlier %v)", st.name, msg, s.Err, s.Hash, s.Earlier)
 		}
 		prev = s
 	}

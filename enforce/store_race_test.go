@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,8 +89,10 @@ func checkWhole(s *Snapshot) error {
 		return fmt.Errorf("%v snapshot with hash %q", s.Access, s.Hash)
 	case s.Access == AccessAvailable && s.DisallowAll:
 		return fmt.Errorf("available snapshot that disallows all")
-	case s.Previous != nil && s.Previous.Previous != nil:
-		return fmt.Errorf("previous snapshot with its own previous")
+	case len(s.Earlier) >= MaxVersions:
+		return fmt.Errorf("%d earlier versions, want fewer than %d", len(s.Earlier), MaxVersions)
+	case slices.ContainsFunc(s.Earlier, func(e *Snapshot) bool { return e.Earlier != nil || e.ReplacedAt.IsZero() }):
+		return fmt.Errorf("an earlier version with earlier versions of its own, or no end")
 	case (s.Failures == 0) != s.FailingSince.IsZero():
 		return fmt.Errorf("%d failures since %v", s.Failures, s.FailingSince)
 	case s.Source == "":

@@ -277,7 +277,7 @@ func TestStoreRefresh(t *testing.T) {
 }
 
 // RFC 9309 §2.3.1.4, §2.4: an unreachable file keeps the last copy in
-// force, and its Previous records the content change when one happens.
+// force, and its Earlier records the content change when one happens.
 func TestStoreKeepsCopyAndRecordsChange(t *testing.T) {
 	clock := newManualClock()
 	f := newScriptFetcher(serve(200, "User-agent: *\nDisallow: /old\n"))
@@ -300,8 +300,8 @@ func TestStoreKeepsCopyAndRecordsChange(t *testing.T) {
 	settle(t, s, "a.example")
 	now := clock.Now()
 	cur := s.Snapshot(t.Context(), "a.example")
-	if cur.Hash == old.Hash || cur.PreviousAt(now) == nil || cur.Previous.Hash != old.Hash || !cur.InGrace(now.Add(GraceWindow-time.Second)) || cur.InGrace(now.Add(GraceWindow)) {
-		t.Errorf("after the change: hash %q, previous %v, grace ends %v", cur.Hash, cur.Previous, cur.ChangedAt.Add(GraceWindow))
+	if cur.Hash == old.Hash || cur.Version(old.Hash, now) == nil || cur.Version(old.Hash, now.Add(GraceWindow-time.Second)) == nil || cur.Version(old.Hash, now.Add(GraceWindow)) != nil {
+		t.Errorf("after the change: hash %q, earlier %v, grace ends %v", cur.Hash, cur.Earlier, cur.ChangedAt.Add(GraceWindow))
 	}
 }
 
