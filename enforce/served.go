@@ -3,6 +3,7 @@ package enforce
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,10 +61,15 @@ type ServedVersion struct {
 // (DefaultMaxServed pairs of MaxServedVersions each, names cut to a few
 // dozen octets) whatever clients send. It is safe for concurrent use.
 type Served struct {
-	mu    sync.Mutex
-	max   int
-	pairs map[servedKey]*servedVersions
+	mu      sync.Mutex
+	max     int
+	pairs   map[servedKey]*servedVersions
+	changes atomic.Int64
 }
+
+// Changes returns a count that grows with every serve noted: a caller
+// that saves the table saves it again only when the count moved.
+func (s *Served) Changes() int64 { return s.changes.Load() }
 
 type servedKey struct {
 	site string
@@ -92,6 +98,7 @@ func (s *Served) Note(site string, tokens []string, ip, hash string, at time.Tim
 	if len(site) > maxHostLen+len("https://") || hash == "" {
 		return
 	}
+	s.changes.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, tok := range tokens {

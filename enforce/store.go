@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -32,7 +33,13 @@ type Store struct {
 	count    int           // hosts in the map; guarded by mu
 	newHosts *rate.Limiter // the budget of first fetches; guarded by mu
 	closed   atomic.Bool
+	changes  atomic.Int64 // snapshots published, for savers to tell what is new
 }
+
+// Changes returns a count that grows with every snapshot the store puts in
+// force: a caller that saves the store's state saves it again only when
+// the count moved.
+func (s *Store) Changes() int64 { return s.changes.Load() }
 
 var _ Source = (*Store)(nil)
 
@@ -45,6 +52,7 @@ type hostEntry struct {
 	fetching atomic.Bool              // a fetch is in flight: only it sets snap
 	lastUsed atomic.Int64             // Unix seconds of the latest request
 	data     atomic.Pointer[siteData] // what the caller gave for its fetches, if anything
+	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
 	evicted  bool                     // no longer in the map; guarded by Store.mu
 }
 
@@ -146,6 +154,9 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 		}
 		return snap
 	}
+	// No answer yet: a first fetch is in flight, or, for a site restored
+	// with a copy too old to be in force, starts now.
+	s.refresh(e)
 	wait, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout+waitSlack)
 	defer cancel()
 	select {
@@ -203,18 +214,25 @@ func (s *Store) fetch(e *hostEntry) {
 	o := fetchRobots(ctx, s.cfg.Fetcher, e.url, s.life.maxSize+1)
 	cancel()
 	prev := e.snap.Load()
+	first := prev == nil
+	if first {
+		prev = e.seed
+	}
 	var next *Snapshot
 	switch {
 	case s.stopped.Err() == nil:
 		next = s.life.next(prev, e.url, o, s.cfg.Now())
-	case prev == nil:
+		if s.cfg.OnVersion != nil && next.Robots != nil && (prev == nil || prev.sum != next.sum) {
+			s.cfg.OnVersion(hex.EncodeToString(next.sum[:]), o.body)
+		}
+	case first:
 		// Closed during the first fetch: its waiters need an answer,
 		// and a canceled fetch says nothing about the host.
 		next = s.life.undefined(e.url, s.cfg.Now(), &refusedError{why: RefusalClosed, err: errStoreClosed})
 	}
 	if next != nil {
-		s.publish(e, prev, next)
-		if prev == nil {
+		s.publish(e, e.snap.Load(), next)
+		if first {
 			close(e.ready)
 		}
 	}
@@ -225,6 +243,7 @@ func (s *Store) fetch(e *hostEntry) {
 // when it is news.
 func (s *Store) publish(e *hostEntry, prev, next *Snapshot) {
 	e.snap.Store(next)
+	s.changes.Add(1)
 	if s.cfg.OnChange != nil && newsOf(prev, next) {
 		s.cfg.OnChange(e.host, prev, next)
 	}

@@ -91,6 +91,13 @@ type StoreConfig struct {
 	// that offered (see Offer), after the snapshot is in force, and must
 	// not block.
 	OnChange func(host string, old, new *Snapshot)
+	// OnVersion, when set, is given the body of each new version of a
+	// site's robots.txt the store fetches (read up to the parse limit plus
+	// one octet), named by its hex SHA-256: a caller that saves the
+	// store's state (Save) keeps the bodies it names, to give them back to
+	// Restore. It is called from the goroutine that fetched, before the
+	// version is in force, and must not block for long.
+	OnVersion func(sum string, body []byte)
 }
 
 // checkMaxSize returns the parse limit for a configured MaxSize.
