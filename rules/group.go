@@ -88,7 +88,7 @@ func (r *Robots) compile() {
 			case a.Global:
 				global = appendOnce(global, gi)
 			case a.Token != "":
-				k := strings.ToLower(a.Token)
+				k := toLowerASCII(a.Token)
 				if _, seen := byToken[k]; !seen {
 					r.tokens = append(r.tokens, a.Token)
 				}

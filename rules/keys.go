@@ -1,7 +1,5 @@
 package rules
 
-import "strings"
-
 // A key is the kind of a robots.txt record.
 type key uint8
 
@@ -59,11 +57,11 @@ func classifyKey(k string) (kind key, inexact bool) {
 			return s.key, s.typo || len(k) != len(s.spelling)
 		}
 	}
-	if strings.EqualFold(k, "crawl-delay") {
+	if equalFoldASCII(k, "crawl-delay") {
 		return keyCrawlDelay, false
 	}
 	for _, o := range otherKeys {
-		if strings.EqualFold(k, o) {
+		if equalFoldASCII(k, o) {
 			return keyOther, false
 		}
 	}
@@ -71,7 +69,7 @@ func classifyKey(k string) (kind key, inexact bool) {
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
-// ignoring case.
+// ignoring ASCII case (see fold.go).
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && equalFoldASCII(s[:len(prefix)], prefix)
 }

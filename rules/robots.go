@@ -97,38 +97,22 @@ func (r *Robots) Diagnostics() []Diagnostic { return slices.Clone(r.diagnostics)
 func (r *Robots) Tokens() []string { return slices.Clone(r.tokens) }
 
 // Group returns the group that applies to the product token agent: all
-// groups naming it, combined (RFC 9309 §2.2.1). Tokens compare
-// case-insensitively. It returns nil when no group names the token; the "*"
+// groups naming it, combined (RFC 9309 §2.2.1). Tokens compare ignoring
+// the case of ASCII letters, and of nothing else. It returns nil when no group names the token; the "*"
 // group is not consulted (see Wildcard).
 func (r *Robots) Group(agent string) *Group {
 	if len(r.named) == 0 || agent == "" {
 		return nil
 	}
-	if !hasUpper(agent) {
+	if !hasUpperASCII(agent) {
 		return r.named[agent]
 	}
+	// Fold ASCII only, as the tokens were folded (see fold.go).
 	var buf [64]byte
 	if len(agent) > len(buf) {
-		return r.named[strings.ToLower(agent)]
+		return r.named[toLowerASCII(agent)]
 	}
-	lower := buf[:len(agent)]
-	for i := 0; i < len(agent); i++ {
-		c := agent[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
-	}
-	return r.named[string(lower)] // no allocation: the compiler reads the map with the bytes
-}
-
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
+	return r.named[string(appendLowerASCII(buf[:0], agent))] // no allocation: the compiler reads the map with the bytes
 }
 
 // Wildcard returns the "*" group, or nil when the file has none.
