@@ -10,7 +10,8 @@ const (
 	keyDisallow
 	keySitemap
 	keyCrawlDelay
-	keyOther // a known extension record, kept but not interpreted
+	keyContentUsage // draft-ietf-aipref-attach-05 §3
+	keyOther        // a known extension record, kept but not interpreted
 )
 
 // keySpelling maps a spelling a key starts with to its kind. Like Google's
@@ -37,16 +38,19 @@ var keySpellings = []struct {
 }
 
 // otherKeys are records outside RFC 9309 that are common enough not to be
-// reported as unknown. They are kept in Robots.Records.
+// reported as unknown. They are kept in Robots.Records. Content-Signal is
+// Cloudflare's usage preference record (draft-romm-aipref-contentsignals),
+// read by no standard: it is kept, not interpreted.
 var otherKeys = []string{"host", "clean-param", "request-rate", "visit-time", "content-signal", "noindex"}
 
 // canonicalKeys names each key kind as the RFC (or common use) spells it.
 var canonicalKeys = map[key]string{
-	keyUserAgent:  "user-agent",
-	keyAllow:      "allow",
-	keyDisallow:   "disallow",
-	keySitemap:    "sitemap",
-	keyCrawlDelay: "crawl-delay",
+	keyUserAgent:    "user-agent",
+	keyAllow:        "allow",
+	keyDisallow:     "disallow",
+	keySitemap:      "sitemap",
+	keyCrawlDelay:   "crawl-delay",
+	keyContentUsage: "content-usage",
 }
 
 // classifyKey returns the kind of the key as written, and whether it was
@@ -59,6 +63,10 @@ func classifyKey(k string) (kind key, inexact bool) {
 	}
 	if equalFoldASCII(k, "crawl-delay") {
 		return keyCrawlDelay, false
+	}
+	// The draft names the key exactly; no typo is read as it.
+	if equalFoldASCII(k, "content-usage") {
+		return keyContentUsage, false
 	}
 	for _, o := range otherKeys {
 		if equalFoldASCII(k, o) {

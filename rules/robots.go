@@ -29,6 +29,9 @@ type SourceGroup struct {
 	Line   int
 	Agents []Agent
 	Rules  []Rule
+	// Usage holds the group's Content-Usage rules
+	// (draft-ietf-aipref-attach-05 §3).
+	Usage []UsageRule
 	// CrawlDelay is the group's first valid crawl-delay, or 0. Crawl-delay
 	// is not part of RFC 9309; it is kept for tools that report it.
 	CrawlDelay time.Duration
@@ -58,8 +61,9 @@ type Rule struct {
 	GroupLine int
 }
 
-// A Record is a line that is neither a user-agent nor a rule line: sitemap,
-// crawl-delay, and other or unknown keys (RFC 9309 §2.2.4).
+// A Record is a line that is neither a user-agent nor a rule line (allow,
+// disallow, content-usage): sitemap, crawl-delay, and other or unknown keys
+// (RFC 9309 §2.2.4).
 type Record struct {
 	Line int
 	// Key is the key as written.
@@ -135,21 +139,27 @@ func (r *Robots) Allowed(agent, target string) bool {
 }
 
 // Decide says whether the crawler with product token agent may fetch target,
-// and why. The target is an origin-form request target ("/a/b?c=d") or an
-// absolute URL ("https://example.com/a/b?c=d"): scheme and authority are
-// dropped, the fragment is ignored, the query is kept, and an empty path
-// means "/". Decide does not allocate for targets of up to 256 octets.
+// and why, and, when it may, the usage preference that the group's
+// Content-Usage rules attach to the target (Verdict.Usage). The target is
+// an origin-form request target ("/a/b?c=d") or an absolute URL
+// ("https://example.com/a/b?c=d"): scheme and authority are dropped, the
+// fragment is ignored, the query is kept, and an empty path means "/".
+// Decide does not allocate for targets of up to 256 octets (but see
+// Group.UsageCanonical on ties of Content-Usage patterns).
 func (r *Robots) Decide(agent, target string) Verdict {
 	var buf [256]byte
 	path := canonicalTarget(buf[:0], target)
-	if isRobotsTxt(path) {
-		return robotsTxtVerdict
-	}
 	g := r.GroupFor(agent)
+	if isRobotsTxt(path) {
+		if g == nil {
+			return robotsTxtVerdict
+		}
+		return g.withUsage(robotsTxtVerdict, path)
+	}
 	if g == nil {
 		return Verdict{Allowed: true, Reason: ReasonNoGroup}
 	}
-	return g.decide(path)
+	return g.withUsage(g.decide(path), path)
 }
 
 // AppendCanonicalTarget appends to dst the part of target that rules are
