@@ -201,6 +201,7 @@ func (p *parser) rule(num int, allow bool, v string) {
 		return
 	}
 	p.rulesSeen, p.accessSeen = true, true
+	p.r.groups[p.open].RuleLines++
 	if v == "" {
 		return // An empty pattern is no rule (RFC 9309 §2.2.2).
 	}

@@ -32,6 +32,10 @@ type SourceGroup struct {
 	// Usage holds the group's Content-Usage rules
 	// (draft-ietf-aipref-attach-05 §3).
 	Usage []UsageRule
+	// RuleLines counts the group's allow and disallow lines, empty ones
+	// included, which Rules leaves out (an empty pattern is no rule, RFC
+	// 9309 §2.2.2, but says "allow everything" on purpose).
+	RuleLines int
 	// CrawlDelay is the group's first valid crawl-delay, or 0. Crawl-delay
 	// is not part of RFC 9309; it is kept for tools that report it.
 	CrawlDelay time.Duration

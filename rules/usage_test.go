@@ -238,6 +238,12 @@ func TestUsageGroups(t *testing.T) {
 	if rs := r.Group("A").UsageRules(); len(rs) != 1 || rs[0].TrainAI != PreferenceDisallowed || rs[0].Search != PreferenceUnknown {
 		t.Errorf("UsageRules of A = %+v, want one rule saying train-ai=n", rs)
 	}
+	// RuleLines counts allow and disallow lines, empty ones too, and no
+	// Content-Usage line.
+	gs := Parse([]byte("User-agent: A\nDisallow:\nContent-Usage: train-ai=n\nAllow: /x\n\nUser-agent: B\nContent-Usage: train-ai=n\n")).Groups()
+	if len(gs) != 2 || gs[0].RuleLines != 2 || len(gs[0].Rules) != 1 || gs[1].RuleLines != 0 {
+		t.Errorf("RuleLines = %d and %d, want 2 and 0", gs[0].RuleLines, gs[len(gs)-1].RuleLines)
+	}
 }
 
 // TestUsageCanonical checks the fast path: UsageCanonical reads a
