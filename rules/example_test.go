@@ -63,3 +63,22 @@ Content-Usage: /research/ train-ai=y
 	// /research/paper.pdf: allowed=true usage="train-ai=y" line=5 train-ai=y search=unknown
 	// /private/report: allowed=false usage="" line=0 train-ai=unknown search=unknown
 }
+
+// ParseUsage reads a Content-Usage header field
+// (draft-ietf-aipref-attach-05 §2); CombineUsage joins it with what
+// robots.txt says, the most restrictive preference winning
+// (draft-ietf-aipref-vocab-07 §5.1).
+func ExampleParseUsage() {
+	header, err := rules.ParseUsage("search=y, train-ai=y")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	robots := rules.Parse([]byte("User-agent: *\nContent-Usage: train-ai=n\n")).Decide("ExampleBot", "/a").Usage
+	fmt.Println(rules.CombineUsage(header, robots))
+	_, err = rules.ParseUsage("Train-AI=n")
+	fmt.Println(err != nil)
+	// Output:
+	// train-ai=n, search=y
+	// true
+}
