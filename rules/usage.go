@@ -106,8 +106,9 @@ func (u Usage) Found() bool { return u.d != nil }
 // String serialises the preference as a Content-Usage field value
 // (draft-ietf-aipref-attach-05 §2): the known categories that are y or n,
 // in the vocabulary's order ("train-ai=n, search=y"), then the members with
-// keys the vocabulary does not define, as written (at most maxUsageExtras,
-// 16). It returns "" when there is nothing to say. It does not allocate.
+// keys the vocabulary does not define, as RFC 9651 serialises them (at most
+// maxUsageExtras, 16). It returns "" when there is nothing to say. It does
+// not allocate.
 func (u Usage) String() string {
 	if u.d == nil {
 		return ""
