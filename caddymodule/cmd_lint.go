@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/lint"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -41,6 +42,12 @@ reports, as "file:line: severity: message":
     "*" group's rules);
   - "Disallow: /" in the "*" group;
   - sitemaps that are not absolute http or https URLs;
+  - AI usage preferences (draft-ietf-aipref-attach-05, the vocabulary of
+    draft-ietf-aipref-vocab-07): Content-Usage lines outside any group,
+    preferences that are not structured-fields dictionaries, categories
+    other than train-ai and search, values other than y and n, groups that
+    state a preference but have no allow or disallow line, and Cloudflare's
+    Content-Signal lines (kept, not read: an info finding);
   - an HTML page or binary content instead of a robots.txt, and for a URL,
     a response the handler would not accept as one.
 
@@ -102,8 +109,8 @@ func runLint(fl caddycmd.Flags, out io.Writer) (int, error) {
 		if err != nil {
 			return exitUsage, fmt.Errorf("robots lint: %w", err)
 		}
-		diags = append(diags, lintRobots(body, maxSize)...)
-		slices.SortStableFunc(diags, func(a, b rules.Diagnostic) int { return a.Line - b.Line })
+		diags = append(diags, lint.Check(body, lint.Options{MaxSize: maxSize})...)
+		slices.SortStableFunc(diags, func(a, b lint.Finding) int { return a.Line - b.Line })
 		for _, d := range diags {
 			findings = append(findings, lintFinding{File: name, Line: d.Line, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
 			if d.Severity == rules.Error {
@@ -124,7 +131,7 @@ func runLint(fl caddycmd.Flags, out io.Writer) (int, error) {
 
 // readLintInput reads a robots.txt file, or fetches a URL, and returns its
 // body with what lint finds of the response itself.
-func readLintInput(name string, maxSize int) ([]byte, []rules.Diagnostic, error) {
+func readLintInput(name string, maxSize int) ([]byte, []lint.Finding, error) {
 	limit := int64(max(maxSize, lintReadLimit))
 	if !isRobotsURL(name) {
 		f, err := os.Open(name)
@@ -148,7 +155,7 @@ func readLintInput(name string, maxSize int) ([]byte, []rules.Diagnostic, error)
 // §2.3.1): redirects followed up to enforce.MaxRedirects. An answer other
 // than 2xx leaves no file to lint, and is an input error that says what the
 // handler makes of it.
-func fetchLintInput(rawURL string, limit int64) ([]byte, []rules.Diagnostic, error) {
+func fetchLintInput(rawURL string, limit int64) ([]byte, []lint.Finding, error) {
 	if urlHost(rawURL) == "" {
 		return nil, nil, fmt.Errorf("robots.txt URL %q has no host", rawURL)
 	}
@@ -185,13 +192,13 @@ func fetchLintInput(rawURL string, limit int64) ([]byte, []rules.Diagnostic, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetching %s: reading the body: %w", rawURL, err)
 	}
-	var diags []rules.Diagnostic
+	var diags []lint.Finding
 	if final := resp.Request.URL.String(); final != rawURL {
-		diags = append(diags, rules.Diagnostic{Severity: rules.Info, Code: lintRedirected,
+		diags = append(diags, lint.Finding{Severity: rules.Info, Code: lintRedirected,
 			Message: fmt.Sprintf("redirected to %s: its rules apply to %s all the same (RFC 9309 §2.3.1.2)", final, urlHost(rawURL))})
 	}
 	if msg := lintContentTypeProblem(resp.Header.Get("Content-Type")); msg != "" {
-		diags = append(diags, rules.Diagnostic{Severity: rules.Error, Code: lintContentType, Message: msg})
+		diags = append(diags, lint.Finding{Severity: rules.Error, Code: lintContentType, Message: msg})
 	}
 	return body, diags, nil
 }

@@ -46,6 +46,15 @@ const (
 	CodeAgentInvalid     = "agent-invalid"      // a user-agent value with no token at all
 	CodeCrawlDelay       = "crawl-delay"        // a crawl-delay that is not a number
 	CodeRecordOutside    = "record-outside"     // a group record (crawl-delay) outside any group
+
+	// AI usage preferences (draft-ietf-aipref-attach-05 §3,
+	// draft-ietf-aipref-vocab-07 §6).
+	CodeUsageOutsideGroup = "usage-outside-group" // content-usage before any user-agent
+	CodeUsageMalformed    = "usage-malformed"     // a preference that is not a structured-fields dictionary
+	CodeUsageEmpty        = "usage-empty"         // a content-usage rule that states no preference
+	CodeUsageUnknownKey   = "usage-unknown-key"   // a category label the vocabulary does not define
+	CodeUsageBadValue     = "usage-bad-value"     // a known category whose value is not the token y or n
+	CodeUsageEndsGroup    = "usage-ends-group"    // a user-agent line after content-usage starts a new group
 )
 
 // A Diagnostic reports a line that Parse could not use or had to interpret.

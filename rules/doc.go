@@ -1,7 +1,8 @@
 // Package rules parses robots.txt files and decides, for a crawler's product
 // token and a URL, whether the file allows the fetch. It implements RFC 9309
-// (the Robots Exclusion Protocol) and nothing else: no HTTP, no User-Agent
-// header parsing, no caching.
+// (the Robots Exclusion Protocol), and the AI usage preferences that
+// draft-ietf-aipref-attach-05 adds to it, and nothing else: no HTTP, no
+// User-Agent header parsing, no caching.
 //
 // A file is parsed once into an immutable *Robots, whose groups are compiled
 // for matching; decisions then neither re-read the file nor allocate, and
@@ -46,6 +47,20 @@
 // not be used, or had to be interpreted, is reported in Robots.Diagnostics.
 // At most DefaultMaxSize octets are read unless Options say otherwise
 // (RFC 9309 §2.5).
+//
+// # AI usage preferences
+//
+// A group's Content-Usage rules (draft-ietf-aipref-attach-05 §3) attach a
+// usage preference, in the vocabulary of draft-ietf-aipref-vocab-07
+// ("train-ai=n, search=y"), to the paths the group lets crawlers fetch.
+// The rule whose path pattern is the longest that matches decides, as for
+// allow and disallow; a rule without a path applies to every path, as "/"
+// does; rules with the same pattern combine, any "n" winning. Decide puts
+// the preference in Verdict.Usage; Group.UsageCanonical is the
+// allocation-free form, beside Group.DecideCanonical. ParseUsage reads the
+// Content-Usage header field, and CombineUsage combines statements.
+// Content-Usage lines are reported in Diagnostics like any other line;
+// Cloudflare's Content-Signal lines are kept as records, not interpreted.
 //
 // # Speed
 //

@@ -42,3 +42,43 @@ func ExampleRobots_Diagnostics() {
 	// line 4: warning: no colon after "Allow": white space read as the separator
 	// line 4: warning: pattern "private" does not start with "/" or "*": it matches no path
 }
+
+// Decide attaches the AI usage preference of the group's Content-Usage
+// rules (draft-ietf-aipref-attach-05 §3) to what the crawler may fetch:
+// the rule with the longest matching path decides, whole.
+func ExampleRobots_Decide() {
+	r := rules.Parse([]byte(`User-agent: *
+Allow: /
+Disallow: /private/
+Content-Usage: train-ai=n, search=y
+Content-Usage: /research/ train-ai=y
+`))
+	for _, target := range []string{"/blog/post.html", "/research/paper.pdf", "/private/report"} {
+		v := r.Decide("ExampleBot", target)
+		fmt.Printf("%s: allowed=%v usage=%q line=%d train-ai=%v search=%v\n",
+			target, v.Allowed, v.Usage, v.Usage.Line(), v.Usage.TrainAI, v.Usage.Search)
+	}
+	// Output:
+	// /blog/post.html: allowed=true usage="train-ai=n, search=y" line=4 train-ai=n search=y
+	// /research/paper.pdf: allowed=true usage="train-ai=y" line=5 train-ai=y search=unknown
+	// /private/report: allowed=false usage="" line=0 train-ai=unknown search=unknown
+}
+
+// ParseUsage reads a Content-Usage header field
+// (draft-ietf-aipref-attach-05 §2); CombineUsage joins it with what
+// robots.txt says, the most restrictive preference winning
+// (draft-ietf-aipref-vocab-07 §5.1).
+func ExampleParseUsage() {
+	header, err := rules.ParseUsage("search=y, train-ai=y")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	robots := rules.Parse([]byte("User-agent: *\nContent-Usage: train-ai=n\n")).Decide("ExampleBot", "/a").Usage
+	fmt.Println(rules.CombineUsage(header, robots))
+	_, err = rules.ParseUsage("Train-AI=n")
+	fmt.Println(err != nil)
+	// Output:
+	// train-ai=n, search=y
+	// true
+}

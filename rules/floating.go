@@ -242,3 +242,37 @@ func (t *keyTable) try(key uint32, path string, rules []compiled, best *int32, d
 		}
 	}
 }
+
+// bestAfter is best for ranks past after (see prefixIndex.bestAfter).
+func (x *floatIndex) bestAfter(path string, rules []compiled, after int32, best *int32) {
+	if x.delim.empty() && x.any.empty() {
+		return
+	}
+	var done tried
+	defer done.release()
+	for i := 0; i+keyLen <= len(path); i++ {
+		if isDelimiter[path[i]] && !x.delim.empty() {
+			x.delim.tryAfter(packKey(path, i), path, rules, after, best, &done)
+		}
+		if !x.any.empty() {
+			x.any.tryAfter(packKey(path, i), path, rules, after, best, &done)
+		}
+	}
+}
+
+// tryAfter is try for ranks past after.
+func (t *keyTable) tryAfter(key uint32, path string, rules []compiled, after int32, best *int32, done *tried) {
+	if h := pairBit(key); t.heads[h/64]&(1<<(h%64)) == 0 {
+		return
+	}
+	b := t.bucket(key)
+	for _, e := range t.entries[t.start[b]:t.start[b+1]] {
+		if e.rank >= *best {
+			return
+		}
+		if e.rank > after && e.key == key && done.first(e.id) && rules[e.rank].pat.match(path) {
+			*best = e.rank
+			return
+		}
+	}
+}

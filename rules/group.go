@@ -20,6 +20,8 @@ type Group struct {
 	compiled   []compiled // by rank: most specific first, allow before disallow
 	byPrefix   prefixIndex
 	floating   floatIndex
+	usageRules []UsageRule // as written, in file order
+	usage      *usageIndex // nil when the group has no Content-Usage rule
 }
 
 // compiled is one rule ready for matching.
@@ -44,19 +46,21 @@ func (g *Group) CrawlDelay() time.Duration { return g.crawlDelay }
 // Rules returns the group's rules in file order.
 func (g *Group) Rules() []Rule { return slices.Clone(g.rules) }
 
-// Decide says whether target may be fetched under this group's rules alone.
-// The target is read as by Robots.Decide.
+// Decide says whether target may be fetched under this group's rules alone,
+// with the usage preference when it may. The target is read as by
+// Robots.Decide.
 func (g *Group) Decide(target string) Verdict {
 	var buf [256]byte
 	path := canonicalTarget(buf[:0], target)
 	if isRobotsTxt(path) {
-		return robotsTxtVerdict
+		return g.withUsage(robotsTxtVerdict, path)
 	}
-	return g.decide(path)
+	return g.withUsage(g.decide(path), path)
 }
 
-// DecideCanonical is Decide for a path made by AppendCanonicalTarget. It
-// does not keep path, and does not allocate.
+// DecideCanonical is Decide for a path made by AppendCanonicalTarget,
+// without the usage preference (see UsageCanonical). It does not keep path,
+// and does not allocate.
 func (g *Group) DecideCanonical(path []byte) Verdict {
 	p := unsafe.String(unsafe.SliceData(path), len(path))
 	if isRobotsTxt(p) {
@@ -88,7 +92,7 @@ func (r *Robots) compile() {
 			case a.Global:
 				global = appendOnce(global, gi)
 			case a.Token != "":
-				k := strings.ToLower(a.Token)
+				k := toLowerASCII(a.Token)
 				if _, seen := byToken[k]; !seen {
 					r.tokens = append(r.tokens, a.Token)
 				}
@@ -128,6 +132,7 @@ func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
 	for _, gi := range groups {
 		sg := &r.groups[gi]
 		g.rules = append(g.rules, sg.Rules...)
+		g.usageRules = append(g.usageRules, sg.Usage...)
 		if g.crawlDelay == 0 {
 			g.crawlDelay = sg.CrawlDelay
 		}
@@ -154,6 +159,7 @@ func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
 	var rest []int32
 	g.floating, rest = newFloatIndex(g.compiled)
 	g.byPrefix = newPrefixIndex(g.compiled, rest)
+	g.usage = newUsageIndex(g.usageRules)
 	return g
 }
 

@@ -77,3 +77,37 @@ func (x *prefixIndex) best(path string, rules []compiled, best *int32) {
 		}
 	}
 }
+
+// bestAfter is best for ranks after the rank after: it lowers *best to the
+// first rank past after whose filed rule matches path. Content-Usage
+// lookups use it to find, past the most specific rule, the others as
+// specific (see usageIndex.lookup); decisions use best, which this leaves
+// as lean as it was.
+func (x *prefixIndex) bestAfter(path string, rules []compiled, after int32, best *int32) {
+	lo, hi := 0, len(x.keys)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if x.keys[mid] <= path {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	i := int32(lo - 1)
+	for i >= 0 && !strings.HasPrefix(path, x.keys[i]) {
+		i = x.parent[i]
+	}
+	for ; i >= 0; i = x.parent[i] {
+		ranks := x.ranks[i]
+		j, _ := slices.BinarySearch(ranks, after+1)
+		for _, rank := range ranks[j:] {
+			if rank >= *best {
+				break
+			}
+			if rules[rank].pat.matchRest(path) {
+				*best = rank
+				break
+			}
+		}
+	}
+}

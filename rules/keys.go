@@ -1,7 +1,5 @@
 package rules
 
-import "strings"
-
 // A key is the kind of a robots.txt record.
 type key uint8
 
@@ -12,7 +10,8 @@ const (
 	keyDisallow
 	keySitemap
 	keyCrawlDelay
-	keyOther // a known extension record, kept but not interpreted
+	keyContentUsage // draft-ietf-aipref-attach-05 §3
+	keyOther        // a known extension record, kept but not interpreted
 )
 
 // keySpelling maps a spelling a key starts with to its kind. Like Google's
@@ -39,16 +38,19 @@ var keySpellings = []struct {
 }
 
 // otherKeys are records outside RFC 9309 that are common enough not to be
-// reported as unknown. They are kept in Robots.Records.
+// reported as unknown. They are kept in Robots.Records. Content-Signal is
+// Cloudflare's usage preference record (draft-romm-aipref-contentsignals),
+// read by no standard: it is kept, not interpreted.
 var otherKeys = []string{"host", "clean-param", "request-rate", "visit-time", "content-signal", "noindex"}
 
 // canonicalKeys names each key kind as the RFC (or common use) spells it.
 var canonicalKeys = map[key]string{
-	keyUserAgent:  "user-agent",
-	keyAllow:      "allow",
-	keyDisallow:   "disallow",
-	keySitemap:    "sitemap",
-	keyCrawlDelay: "crawl-delay",
+	keyUserAgent:    "user-agent",
+	keyAllow:        "allow",
+	keyDisallow:     "disallow",
+	keySitemap:      "sitemap",
+	keyCrawlDelay:   "crawl-delay",
+	keyContentUsage: "content-usage",
 }
 
 // classifyKey returns the kind of the key as written, and whether it was
@@ -59,11 +61,15 @@ func classifyKey(k string) (kind key, inexact bool) {
 			return s.key, s.typo || len(k) != len(s.spelling)
 		}
 	}
-	if strings.EqualFold(k, "crawl-delay") {
+	if equalFoldASCII(k, "crawl-delay") {
 		return keyCrawlDelay, false
 	}
+	// The draft names the key exactly; no typo is read as it.
+	if equalFoldASCII(k, "content-usage") {
+		return keyContentUsage, false
+	}
 	for _, o := range otherKeys {
-		if strings.EqualFold(k, o) {
+		if equalFoldASCII(k, o) {
 			return keyOther, false
 		}
 	}
@@ -71,7 +77,7 @@ func classifyKey(k string) (kind key, inexact bool) {
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
-// ignoring case.
+// ignoring ASCII case (see fold.go).
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && equalFoldASCII(s[:len(prefix)], prefix)
 }

@@ -56,6 +56,9 @@ type parser struct {
 	// rulesSeen is set once the open group has a rule: the next
 	// user-agent line then starts a new group.
 	rulesSeen bool
+	// accessSeen is set once the open group has an allow or disallow
+	// line, not only Content-Usage rules.
+	accessSeen bool
 }
 
 func (p *parser) diag(num int, sev Severity, code, format string, args ...any) {
@@ -104,6 +107,8 @@ func (p *parser) line(l line) {
 		p.userAgent(l.num, v)
 	case keyAllow, keyDisallow:
 		p.rule(l.num, kind == keyAllow, v)
+	case keyContentUsage:
+		p.contentUsage(l.num, v)
 	case keySitemap:
 		p.r.sitemaps = append(p.r.sitemaps, v)
 		p.record(l.num, k, v)
@@ -131,10 +136,16 @@ func (p *parser) record(num int, k, v string) {
 // comments or records other than allow/disallow between them
 // (Google-compatible; the RFC grammar allows only blank lines there).
 func (p *parser) userAgent(num int, v string) {
+	if p.open >= 0 && p.rulesSeen && !p.accessSeen {
+		p.diag(num, Warning, CodeUsageEndsGroup,
+			"user-agent after a content-usage line starts a new group (draft-ietf-aipref-attach-05 §3 makes content-usage a rule): "+
+				"the group at line %d has no allow or disallow line, while a parser that does not know content-usage joins the two groups",
+			p.r.groups[p.open].Line)
+	}
 	if p.open < 0 || p.rulesSeen {
 		p.r.groups = append(p.r.groups, SourceGroup{Line: num})
 		p.open = len(p.r.groups) - 1
-		p.rulesSeen = false
+		p.rulesSeen, p.accessSeen = false, false
 	}
 	a := Agent{Line: num, Value: v}
 	switch {
@@ -189,7 +200,8 @@ func (p *parser) rule(num int, allow bool, v string) {
 		p.diag(num, Error, CodeRuleOutsideGroup, "rule before any user-agent line: ignored")
 		return
 	}
-	p.rulesSeen = true
+	p.rulesSeen, p.accessSeen = true, true
+	p.r.groups[p.open].RuleLines++
 	if v == "" {
 		return // An empty pattern is no rule (RFC 9309 §2.2.2).
 	}

@@ -29,6 +29,13 @@ type SourceGroup struct {
 	Line   int
 	Agents []Agent
 	Rules  []Rule
+	// Usage holds the group's Content-Usage rules
+	// (draft-ietf-aipref-attach-05 §3).
+	Usage []UsageRule
+	// RuleLines counts the group's allow and disallow lines, empty ones
+	// included, which Rules leaves out (an empty pattern is no rule, RFC
+	// 9309 §2.2.2, but says "allow everything" on purpose).
+	RuleLines int
 	// CrawlDelay is the group's first valid crawl-delay, or 0. Crawl-delay
 	// is not part of RFC 9309; it is kept for tools that report it.
 	CrawlDelay time.Duration
@@ -58,8 +65,9 @@ type Rule struct {
 	GroupLine int
 }
 
-// A Record is a line that is neither a user-agent nor a rule line: sitemap,
-// crawl-delay, and other or unknown keys (RFC 9309 §2.2.4).
+// A Record is a line that is neither a user-agent nor a rule line (allow,
+// disallow, content-usage): sitemap, crawl-delay, and other or unknown keys
+// (RFC 9309 §2.2.4).
 type Record struct {
 	Line int
 	// Key is the key as written.
@@ -97,38 +105,22 @@ func (r *Robots) Diagnostics() []Diagnostic { return slices.Clone(r.diagnostics)
 func (r *Robots) Tokens() []string { return slices.Clone(r.tokens) }
 
 // Group returns the group that applies to the product token agent: all
-// groups naming it, combined (RFC 9309 §2.2.1). Tokens compare
-// case-insensitively. It returns nil when no group names the token; the "*"
+// groups naming it, combined (RFC 9309 §2.2.1). Tokens compare ignoring
+// the case of ASCII letters, and of nothing else. It returns nil when no group names the token; the "*"
 // group is not consulted (see Wildcard).
 func (r *Robots) Group(agent string) *Group {
 	if len(r.named) == 0 || agent == "" {
 		return nil
 	}
-	if !hasUpper(agent) {
+	if !hasUpperASCII(agent) {
 		return r.named[agent]
 	}
+	// Fold ASCII only, as the tokens were folded (see fold.go).
 	var buf [64]byte
 	if len(agent) > len(buf) {
-		return r.named[strings.ToLower(agent)]
+		return r.named[toLowerASCII(agent)]
 	}
-	lower := buf[:len(agent)]
-	for i := 0; i < len(agent); i++ {
-		c := agent[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
-	}
-	return r.named[string(lower)] // no allocation: the compiler reads the map with the bytes
-}
-
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
+	return r.named[string(appendLowerASCII(buf[:0], agent))] // no allocation: the compiler reads the map with the bytes
 }
 
 // Wildcard returns the "*" group, or nil when the file has none.
@@ -151,21 +143,27 @@ func (r *Robots) Allowed(agent, target string) bool {
 }
 
 // Decide says whether the crawler with product token agent may fetch target,
-// and why. The target is an origin-form request target ("/a/b?c=d") or an
-// absolute URL ("https://example.com/a/b?c=d"): scheme and authority are
-// dropped, the fragment is ignored, the query is kept, and an empty path
-// means "/". Decide does not allocate for targets of up to 256 octets.
+// and why, and, when it may, the usage preference that the group's
+// Content-Usage rules attach to the target (Verdict.Usage). The target is
+// an origin-form request target ("/a/b?c=d") or an absolute URL
+// ("https://example.com/a/b?c=d"): scheme and authority are dropped, the
+// fragment is ignored, the query is kept, and an empty path means "/".
+// Decide does not allocate for targets of up to 256 octets (but see
+// Group.UsageCanonical on ties of Content-Usage patterns).
 func (r *Robots) Decide(agent, target string) Verdict {
 	var buf [256]byte
 	path := canonicalTarget(buf[:0], target)
-	if isRobotsTxt(path) {
-		return robotsTxtVerdict
-	}
 	g := r.GroupFor(agent)
+	if isRobotsTxt(path) {
+		if g == nil {
+			return robotsTxtVerdict
+		}
+		return g.withUsage(robotsTxtVerdict, path)
+	}
 	if g == nil {
 		return Verdict{Allowed: true, Reason: ReasonNoGroup}
 	}
-	return g.decide(path)
+	return g.withUsage(g.decide(path), path)
 }
 
 // AppendCanonicalTarget appends to dst the part of target that rules are

@@ -15,6 +15,12 @@ type Verdict struct {
 	GroupLine int
 	// Group tells whether a named group or the "*" group applied.
 	Group GroupKind
+	// Usage is the usage preference the group's Content-Usage rules attach
+	// to the target (draft-ietf-aipref-attach-05 §3), filled by Decide
+	// when the target is allowed: no preference applies to what may not be
+	// fetched. Group.DecideCanonical leaves it empty (see
+	// Group.UsageCanonical).
+	Usage Usage
 }
 
 // Reason tells what decided a Verdict.

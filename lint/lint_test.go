@@ -1,4 +1,4 @@
-package caddymodule
+package lint
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// cmdFindings returns lint's findings on body as "line code" strings.
-func cmdFindings(body string) []string {
+// findings returns Check's findings on body as "line code" strings.
+func findings(body string) []string {
 	var out []string
-	for _, d := range lintRobots([]byte(body), rules.DefaultMaxSize) {
-		out = append(out, fmt.Sprintf("%d %s", d.Line, d.Code))
+	for _, f := range Check([]byte(body), Options{}) {
+		out = append(out, fmt.Sprintf("%d %s", f.Line, f.Code))
 	}
 	return out
 }
@@ -58,7 +58,7 @@ func TestLintShadowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cmdFindings(ua + tt.rules)
+			got := findings(ua + tt.rules)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("lint(%q) = %q, want %q", tt.rules, got, tt.want)
 			}
@@ -70,10 +70,10 @@ func TestLintShadowed(t *testing.T) {
 // group that merges two groups naming one token (RFC 9309 §2.2.1).
 func TestLintShadowedMerged(t *testing.T) {
 	body := "User-agent: Googlebot\nUser-agent: Googlebot-News\nDisallow: /x\n\nUser-agent: Googlebot\nAllow: /x\n"
-	ds := lintRobots([]byte(body), rules.DefaultMaxSize)
-	i := slices.IndexFunc(ds, func(d rules.Diagnostic) bool { return d.Code == lintShadowedRule })
+	ds := Check([]byte(body), Options{})
+	i := slices.IndexFunc(ds, func(f Finding) bool { return f.Code == CodeShadowedRule })
 	if i < 0 {
-		t.Fatalf("lint = %v, want a %s finding", ds, lintShadowedRule)
+		t.Fatalf("Check = %v, want a %s finding", ds, CodeShadowedRule)
 	}
 	d := ds[i]
 	if d.Line != 3 || !strings.Contains(d.Message, "never decides for Googlebot:") || strings.Contains(d.Message, "News") {
@@ -117,7 +117,7 @@ func TestLintGroupsAndRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cmdFindings(tt.body)
+			got := findings(tt.body)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("lint(%q) = %q, want %q", tt.body, got, tt.want)
 			}
@@ -125,9 +125,9 @@ func TestLintGroupsAndRecords(t *testing.T) {
 	}
 }
 
-// cmdRandomPattern returns a random rule pattern or path from pieces that
+// randomPattern returns a random rule pattern or path from pieces that
 // exercise wildcards, anchors and percent-encoding.
-func cmdRandomPattern(r *rand.Rand, pieces []string, wildcards bool) string {
+func randomPattern(r *rand.Rand, pieces []string, wildcards bool) string {
 	var b strings.Builder
 	if wildcards && r.IntN(5) == 0 {
 		b.WriteString("*")
@@ -146,9 +146,9 @@ func cmdRandomPattern(r *rand.Rand, pieces []string, wildcards bool) string {
 	return b.String()
 }
 
-// cmdInstance returns a path that pattern matches, its wildcards filled
+// instance returns a path that pattern matches, its wildcards filled
 // with random pieces.
-func cmdInstance(r *rand.Rand, pattern string, pieces []string) string {
+func instance(r *rand.Rand, pattern string, pieces []string) string {
 	p := strings.TrimSuffix(pattern, "$")
 	var b strings.Builder
 	for i, part := range strings.Split(p, "*") {
@@ -165,23 +165,23 @@ func cmdInstance(r *rand.Rand, pattern string, pieces []string) string {
 	return b.String()
 }
 
-var cmdPieces = []string{"a", "b", "/", "ab", ".pdf", "%61", "%2F", "é", "?q=1"}
+var pieces = []string{"a", "b", "/", "ab", ".pdf", "%61", "%2F", "é", "?q=1"}
 
-// TestLintPatternAgreesWithRules checks lintPattern.match against the rules
+// TestPatternAgreesWithRules checks pattern.match against the rules
 // package's own matcher, on random patterns and paths.
-func TestLintPatternAgreesWithRules(t *testing.T) {
+func TestPatternAgreesWithRules(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
-		pattern := cmdRandomPattern(r, cmdPieces, true)
-		p, ok := newLintPattern(pattern)
+		pattern := randomPattern(r, pieces, true)
+		p, ok := newPattern(pattern)
 		if !ok {
-			t.Fatalf("newLintPattern(%q) failed", pattern)
+			t.Fatalf("newPattern(%q) failed", pattern)
 		}
 		g := rules.Parse([]byte("User-agent: *\nDisallow: " + pattern + "\n")).Wildcard()
 		for range 20 {
-			path := cmdRandomPattern(r, cmdPieces, false)
+			path := randomPattern(r, pieces, false)
 			if r.IntN(2) == 0 {
-				path = cmdInstance(r, pattern, cmdPieces)
+				path = instance(r, pattern, pieces)
 			}
 			if path == "/robots.txt" {
 				continue
@@ -202,14 +202,14 @@ func TestLintShadowedIsSound(t *testing.T) {
 	kinds := []string{"Allow", "Disallow"}
 	found := 0
 	for range 20000 {
-		first := kinds[r.IntN(2)] + ": " + cmdRandomPattern(r, cmdPieces[:5], true)
-		second := kinds[r.IntN(2)] + ": " + cmdRandomPattern(r, cmdPieces[:5], true)
+		first := kinds[r.IntN(2)] + ": " + randomPattern(r, pieces[:5], true)
+		second := kinds[r.IntN(2)] + ": " + randomPattern(r, pieces[:5], true)
 		if r.IntN(4) == 0 { // more pairs of one pattern
 			second = kinds[r.IntN(2)] + ": " + first[strings.Index(first, " ")+1:]
 		}
 		body := "User-agent: *\n" + first + "\n" + second + "\n"
-		for _, d := range lintRobots([]byte(body), rules.DefaultMaxSize) {
-			if d.Code != lintShadowedRule && d.Code != lintDuplicateRule {
+		for _, d := range Check([]byte(body), Options{}) {
+			if d.Code != CodeShadowedRule && d.Code != CodeDuplicateRule {
 				continue
 			}
 			found++
@@ -217,7 +217,7 @@ func TestLintShadowedIsSound(t *testing.T) {
 			pattern := loser[strings.Index(loser, " ")+1:]
 			g := rules.Parse([]byte(body)).Wildcard()
 			for range 50 {
-				path := cmdInstance(r, pattern, cmdPieces[:5])
+				path := instance(r, pattern, pieces[:5])
 				if v := g.Decide(path); v.Rule.Line == d.Line {
 					t.Fatalf("%q: lint says line %d never decides (%s), but it decides %q", body, d.Line, d.Message, path)
 				}

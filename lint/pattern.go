@@ -1,4 +1,4 @@
-package caddymodule
+package lint
 
 import (
 	"slices"
@@ -7,54 +7,54 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// lintIndexPage reports whether an allow pattern names a directory index
+// indexPage reports whether an allow pattern names a directory index
 // page, which also allows the directory itself (see the rules package).
-func lintIndexPage(pattern string) bool {
-	return strings.Contains(pattern[strings.LastIndexByte(pattern, '/')+1:], "index.htm")
+func indexPage(text string) bool {
+	return strings.Contains(text[strings.LastIndexByte(text, '/')+1:], "index.htm")
 }
 
-// A lintPattern is a rule's pattern as the rules package compiles it for
+// A pattern is a rule's pattern as the rules package compiles it for
 // matching (the literal segments between "*" wildcards, in canonical form,
 // the "$" anchor, and the pattern's length, which ranks it, RFC 9309
 // §2.2.2), read for analysis.
-type lintPattern struct {
+type pattern struct {
 	compiled rules.Pattern
 	segs     []string // segs[0] may be empty; the others are not
 	anchored bool
 	length   int
 }
 
-// newLintPattern reads a pattern, or returns false for one it cannot read
+// newPattern reads a pattern, or returns false for one it cannot read
 // exactly: one that matches no path (it starts with neither "/" nor "*"),
 // or one with an encoded "*" or "$" (%2A, %24), whose canonical form the
 // rules package ranks differently from the form it matches.
-func newLintPattern(text string) (lintPattern, bool) {
+func newPattern(text string) (pattern, bool) {
 	if text == "" || text[0] != '/' && text[0] != '*' {
-		return lintPattern{}, false
+		return pattern{}, false
 	}
 	if u := strings.ToUpper(text); strings.Contains(u, "%2A") || strings.Contains(u, "%24") {
-		return lintPattern{}, false
+		return pattern{}, false
 	}
 	c := rules.CompilePattern(text)
-	return lintPattern{compiled: c, segs: c.Segments(), anchored: c.Anchored(), length: c.Priority()}, true
+	return pattern{compiled: c, segs: c.Segments(), anchored: c.Anchored(), length: c.Priority()}, true
 }
 
 // equal reports whether p and q match the same paths with the same rank.
-func (p lintPattern) equal(q lintPattern) bool {
+func (p pattern) equal(q pattern) bool {
 	return p.anchored == q.anchored && p.length == q.length && slices.Equal(p.segs, q.segs)
 }
 
 // matchesEverything reports whether p matches every path: "/", "/*", "*".
-func (p lintPattern) matchesEverything() bool {
+func (p pattern) matchesEverything() bool {
 	return !p.anchored && len(p.segs) == 1 && (p.segs[0] == "/" || p.segs[0] == "")
 }
 
 // exact reports whether p matches one path only: "/a$".
-func (p lintPattern) exact() bool { return p.anchored && len(p.segs) == 1 }
+func (p pattern) exact() bool { return p.anchored && len(p.segs) == 1 }
 
 // match reports whether p matches path, a path in canonical form, as the
 // matcher does.
-func (p lintPattern) match(path string) bool { return p.compiled.Match(path) }
+func (p pattern) match(path string) bool { return p.compiled.Match(path) }
 
 // covers reports whether p matches every path q matches. The test is
 // sufficient, not necessary: an exact q is matched against p; otherwise p's
@@ -62,7 +62,7 @@ func (p lintPattern) match(path string) bool { return p.compiled.Match(path) }
 // order, within one of q's literal segments (which every path q matches
 // holds, in order), and p's "$" needs q's "$" and p's last segment at the
 // end of q's.
-func (p lintPattern) covers(q lintPattern) bool {
+func (p pattern) covers(q pattern) bool {
 	if q.exact() {
 		return p.match(q.segs[0])
 	}

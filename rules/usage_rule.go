@@ -1,0 +1,220 @@
+package rules
+
+// The robots.txt Content-Usage rule of draft-ietf-aipref-attach-05 §3: a
+// usage preference (see usage.go) attached to the paths of a group.
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unsafe"
+)
+
+// A UsageRule is one Content-Usage line of a group
+// (draft-ietf-aipref-attach-05 §3).
+type UsageRule struct {
+	// Path is the path pattern as written, with "*" and "$" as in allow
+	// and disallow rules, or "" when the rule has none: it then applies to
+	// every path, as "/" does.
+	Path string
+	// Preference is the statement of preference as written.
+	Preference string
+	// TrainAI and Search are what this rule alone says of each category.
+	TrainAI, Search Preference
+	// Line is the rule's line number.
+	Line int
+	// GroupLine is the line of the first user-agent line of the group the
+	// rule was written in.
+	GroupLine int
+}
+
+// splitUsageValue splits a Content-Usage rule value into its path and its
+// statement of preference (draft-ietf-aipref-attach-05 §3.2): a value
+// starting with "/" has a path, which ends before the first SP or HTAB;
+// any other value is all preference. The value has already been cut at
+// "#" and trimmed (see splitRecord).
+func splitUsageValue(v string) (path, pref string) {
+	if !strings.HasPrefix(v, "/") {
+		return "", v
+	}
+	end := strings.IndexAny(v, " \t")
+	if end < 0 {
+		return v, ""
+	}
+	return v[:end], strings.TrimLeft(v[end:], " \t")
+}
+
+// contentUsage handles a Content-Usage line (draft-ietf-aipref-attach-05
+// §3). It is a rule: like allow and disallow it belongs to the open group
+// and ends the group's run of user-agent lines (the draft's ABNF extends
+// RFC 9309's "rule").
+func (p *parser) contentUsage(num int, v string) {
+	if p.open < 0 {
+		p.diag(num, Error, CodeUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
+		return
+	}
+	p.rulesSeen = true
+	path, pref := splitUsageValue(v)
+	st := parseStatement(pref)
+	switch {
+	case pref == "":
+		p.diag(num, Warning, CodeUsageEmpty, "content-usage states no preference: every category is unknown under %s", usagePathOrRoot(path))
+	case st.err != nil:
+		hint := ""
+		if pref[0] == '*' {
+			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
+		}
+		p.diag(num, Error, CodeUsageMalformed, "usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
+			pref, st.err, usagePathOrRoot(path), hint)
+	}
+	for _, k := range st.unknownKeys {
+		p.diag(num, Warning, CodeUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s; draft-ietf-aipref-vocab-07 §6.1): ignored",
+			k, LabelTrainAI, LabelSearch)
+	}
+	for _, k := range st.badValues {
+		p.diag(num, Warning, CodeUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-07 §6.2): its preference is unknown", k)
+	}
+	g := &p.r.groups[p.open]
+	g.Usage = append(g.Usage, UsageRule{Path: path, Preference: pref, TrainAI: st.trainAI, Search: st.search, Line: num, GroupLine: g.Line})
+}
+
+// usagePathOrRoot names the paths a rule's path pattern covers.
+func usagePathOrRoot(path string) string {
+	if path == "" {
+		return "every path"
+	}
+	return path
+}
+
+// A usageIndex finds the Content-Usage rule for a path: the one whose path
+// pattern is the longest that matches, as allow and disallow rules are
+// chosen (draft-ietf-aipref-attach-05 §3.1, RFC 9309 §2.2.2). Rules with
+// the same pattern are combined when the group is compiled, the most
+// restrictive preference winning (draft-ietf-aipref-vocab-07 §5.1, which
+// attach-05 §3.1 cites as its §7.1), so a lookup only copies the result.
+type usageIndex struct {
+	compiled []compiled // the patterns by rank: longest first
+	usages   []Usage    // the combined preference of each rank
+	classEnd []int32    // per rank, the first rank with a shorter pattern
+	byPrefix prefixIndex
+	floating floatIndex
+}
+
+// newUsageIndex compiles a group's Content-Usage rules, or returns nil when
+// there are none.
+func newUsageIndex(rules []UsageRule) *usageIndex {
+	if len(rules) == 0 {
+		return nil
+	}
+	// One entry per pattern, in canonical form: "/a%62" and "/ab" are one.
+	type entry struct {
+		pat   Pattern
+		rules []UsageRule
+		sts   []statement
+	}
+	var entries []*entry
+	byPath := map[string]*entry{}
+	for _, r := range rules {
+		text := r.Path
+		if text == "" {
+			text = "/" // no path applies to every path, as "/" does
+		}
+		key := canonical(text, false)
+		e := byPath[key]
+		if e == nil {
+			e = &entry{pat: CompilePattern(text)}
+			byPath[key] = e
+			entries = append(entries, e)
+		}
+		e.rules = append(e.rules, r)
+		e.sts = append(e.sts, parseStatement(r.Preference))
+	}
+	slices.SortStableFunc(entries, func(a, b *entry) int {
+		if c := cmp.Compare(b.pat.priority, a.pat.priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rules[0].Line, b.rules[0].Line)
+	})
+	x := &usageIndex{}
+	for _, e := range entries {
+		x.compiled = append(x.compiled, compiled{pat: e.pat, priority: e.pat.priority})
+		x.usages = append(x.usages, newUsage(e.sts, e.rules))
+	}
+	x.classEnd = make([]int32, len(entries))
+	for r := len(entries) - 1; r >= 0; r-- {
+		end := int32(r + 1)
+		if r+1 < len(entries) && x.compiled[r+1].priority == x.compiled[r].priority {
+			end = x.classEnd[r+1]
+		}
+		x.classEnd[r] = end
+	}
+	var rest []int32
+	x.floating, rest = newFloatIndex(x.compiled)
+	x.byPrefix = newPrefixIndex(x.compiled, rest)
+	return x
+}
+
+// lookup returns the preference for path, in matching form.
+func (x *usageIndex) lookup(path string) Usage {
+	n := int32(len(x.compiled))
+	best := n
+	x.byPrefix.best(path, x.compiled, &best)
+	x.floating.best(path, x.compiled, &best)
+	if best == n {
+		return Usage{}
+	}
+	// Other patterns as long as the best one that match too are as
+	// specific: their preferences combine as those of one pattern do
+	// (draft-ietf-aipref-attach-05 §3.1 says so of identical paths, which
+	// were combined when compiled). Such ties are rare ("/a*" and "/ab" on
+	// "/abc"); their combination is built here, and allocates.
+	end := x.classEnd[best]
+	var tied []Usage
+	for at := best; at+1 < end; {
+		next := end
+		x.byPrefix.bestAfter(path, x.compiled, at, &next)
+		x.floating.bestAfter(path, x.compiled, at, &next)
+		if next == end {
+			break
+		}
+		if tied == nil {
+			tied = append(tied, x.usages[best])
+		}
+		tied = append(tied, x.usages[next])
+		at = next
+	}
+	if tied != nil {
+		return CombineUsage(tied...)
+	}
+	return x.usages[best]
+}
+
+// HasUsage reports whether the group has Content-Usage rules, so that a
+// caller can skip UsageCanonical for the many groups that have none.
+func (g *Group) HasUsage() bool { return g.usage != nil }
+
+// UsageRules returns the group's Content-Usage rules in file order.
+func (g *Group) UsageRules() []UsageRule { return slices.Clone(g.usageRules) }
+
+// UsageCanonical returns the usage preference the group's Content-Usage
+// rules attach to a path made by AppendCanonicalTarget: that of the rule
+// with the longest matching path pattern (draft-ietf-aipref-attach-05
+// §3.1). It does not consult allow and disallow rules: no preference
+// applies to a path the group disallows (attach-05 §3.1), which the caller
+// tells from DecideCanonical. It does not keep path, and does not allocate
+// but to combine rules with different patterns of the same length that all
+// match.
+func (g *Group) UsageCanonical(path []byte) Usage {
+	if g.usage == nil {
+		return Usage{}
+	}
+	return g.usage.lookup(unsafe.String(unsafe.SliceData(path), len(path)))
+}
+
+// withUsage adds to an allowing verdict the preference for path.
+func (g *Group) withUsage(v Verdict, path string) Verdict {
+	if v.Allowed && g.usage != nil {
+		v.Usage = g.usage.lookup(path)
+	}
+	return v
+}
