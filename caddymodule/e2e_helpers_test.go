@@ -47,13 +47,18 @@ const (
 
 // e2eGlobal is the global options block of every test configuration: no
 // admin endpoint, nothing saved outside the test's directory, and logs as
-// JSON lines in files the test reads. <DIR> is the test's directory.
+// JSON lines in files the test reads. <DIR> is the test's directory. The
+// test client is a trusted proxy, so that a test can speak for clients of
+// other addresses with X-Forwarded-For.
 const e2eGlobal = `{
 	admin off
 	persist_config off
 	auto_https off
 	storage file_system <DIR>/storage
 	grace_period 3s
+	servers {
+		trusted_proxies static 127.0.0.1/32
+	}
 	log default {
 		output file <DIR>/caddy.log
 		format json

@@ -151,8 +151,9 @@ http://:<PORT0> {
 }
 
 // What the handler learns about a site's robots.txt is logged, under its
-// robots_txt logger: the file in force, a change (here from a client's
-// own request), and, as a warning, a file that cannot be fetched.
+// robots_txt logger: the file in force, a change (here found by the fetch
+// a client's own request started), and, as a warning, a file that cannot
+// be fetched.
 func TestE2ERobotsTxtLog(t *testing.T) {
 	var mu sync.Mutex
 	robots := e2eRobots
@@ -172,9 +173,10 @@ func TestE2ERobotsTxtLog(t *testing.T) {
 	mu.Unlock()
 	e2eAfterOfferInterval()
 	c.get(0, "site.test", "/robots.txt", e2eBrowser)
+	const logger = "http.handlers.robots_enforce.robots_txt"
+	c.lines("robots.log", logger, 2) // the change, found by the fetch the client's answer started
 	c.get(0, "down.test", "/page", e2eGPTBot)
 
-	const logger = "http.handlers.robots_enforce.robots_txt"
 	lines := c.lines("robots.log", logger, 3)
 	source := "http://site.test/robots.txt"
 	want := []e2eRecord{

@@ -219,29 +219,28 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	default:
 		h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
 	}
-	h.state, err = h.loadState()
+	h.state, err = h.loadState(ctx.Storage())
 	return err
 }
 
-// newState builds the state of the handler's source settings, for the
-// first handler that has them.
-func (h *Handler) newState() (*sharedState, error) {
-	st := &sharedState{fetchers: enforce.NewServed(0)}
+// buildSource builds the robots.txt source of st, the state of the
+// handler's source settings, for the first handler that has them.
+func (h *Handler) buildSource(st *sharedState) error {
 	switch h.Source.Kind {
 	case "file":
 		src, err := enforce.NewFileSource(enforce.FileConfig{Path: h.Source.Path, MaxSize: h.MaxSize})
 		if err != nil {
-			return nil, fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
+			return fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
 		}
 		st.source = src
-		return st, nil
+		return nil
 	case "inline":
 		src, err := enforce.NewInlineSource(enforce.InlineConfig{Body: h.Source.Text, MaxSize: h.MaxSize})
 		if err != nil {
-			return nil, fmt.Errorf("robots.txt source inline: %w", err)
+			return fmt.Errorf("robots.txt source inline: %w", err)
 		}
 		st.source = src
-		return st, nil
+		return nil
 	}
 	cfg := enforce.StoreConfig{
 		OnChange:     st.logRobotsChange,
@@ -257,6 +256,9 @@ func (h *Handler) newState() (*sharedState, error) {
 	if h.Unreachable == "allow" {
 		cfg.Unreachable = enforce.UnreachableAllow
 	}
+	if st.persist != nil {
+		cfg.OnVersion = st.persist.keepBody
+	}
 	st.transport = http.DefaultTransport.(*http.Transport).Clone()
 	st.transport.DialContext = (&dialGuard{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, resolver: net.DefaultResolver}).DialContext
 	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
@@ -271,10 +273,10 @@ func (h *Handler) newState() (*sharedState, error) {
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}
 	store, err := enforce.NewStore(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("robots.txt store: %w", err)
+		return fmt.Errorf("robots.txt store: %w", err)
 	}
 	st.source, st.store = store, store
-	return st, nil
+	return nil
 }
 
 // Validate checks the configuration.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
@@ -34,6 +35,16 @@ type sharedState struct {
 	// logger is the newest handler's, which the source's change reports
 	// (StoreConfig.OnChange) are written to.
 	logger atomic.Pointer[zap.Logger]
+	// persist saves the state in Caddy's storage; nil without one.
+	persist *persister
+}
+
+// changes returns the change counts of the store and the served table.
+func (s *sharedState) changes() (store, served int64) {
+	if s.store != nil {
+		store = s.store.Changes()
+	}
+	return store, s.fetchers.Changes()
 }
 
 // log returns the logger of the newest handler using the state.
@@ -47,6 +58,9 @@ func (s *sharedState) log() *zap.Logger {
 // Destruct implements caddy.Destructor: the last handler using the state
 // is gone.
 func (s *sharedState) Destruct() error {
+	if s.persist != nil {
+		s.persist.finish(s)
+	}
 	var err error
 	if s.source != nil {
 		err = s.source.Close()
@@ -83,13 +97,25 @@ func (h *Handler) stateKey() (string, error) {
 
 // loadState returns the state for the handler's settings, building it
 // when no handler has it.
-func (h *Handler) loadState() (*sharedState, error) {
+func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	key, err := h.stateKey()
 	if err != nil {
 		return nil, err
 	}
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
-		return h.newState()
+		st := &sharedState{fetchers: enforce.NewServed(0)}
+		st.logger.Store(h.logger)
+		if storage != nil {
+			st.persist = newPersister(storage, key, st.log)
+		}
+		if err := h.buildSource(st); err != nil {
+			return nil, err
+		}
+		if st.persist != nil {
+			st.persist.restore(st)
+			st.persist.start(st)
+		}
+		return st, nil
 	})
 	if err != nil {
 		return nil, err
