@@ -14,9 +14,9 @@ import (
 func TestResolverRealDNS(t *testing.T) {
 	zone := map[string]string{
 		"1.66.249.66.in-addr.arpa. 60 IN PTR crawl-66-249-66-1.googlebot.com.": "",
-		"crawl-66-249-66-1.googlebot.com. 60 IN A 66.249.66.1":                  "",
-		"7.113.0.203.in-addr.arpa. 60 IN PTR crawl-203-0-113-7.googlebot.com.":  "", // forward does not match
-		"crawl-203-0-113-7.googlebot.com. 60 IN A 192.0.2.1":                    "",
+		"crawl-66-249-66-1.googlebot.com. 60 IN A 66.249.66.1":                 "",
+		"7.113.0.203.in-addr.arpa. 60 IN PTR crawl-203-0-113-7.googlebot.com.": "", // forward does not match
+		"crawl-203-0-113-7.googlebot.com. 60 IN A 192.0.2.1":                   "",
 	}
 	records := map[string][]dns.RR{}
 	for line := range zone {
