@@ -128,7 +128,7 @@ type listServer struct {
 	hits   atomic.Int64
 }
 
-func newListServer(t *testing.T, bodies map[string]string) *listServer {
+func newListServer(t testing.TB, bodies map[string]string) *listServer {
 	s := &listServer{bodies: bodies, status: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
@@ -177,7 +177,7 @@ func rangeJSON(prefixes ...string) string {
 }
 
 // newTestVerifier builds, starts and schedules the closing of a verifier.
-func newTestVerifier(t *testing.T, cfg Config) *Verifier {
+func newTestVerifier(t testing.TB, cfg Config) *Verifier {
 	t.Helper()
 	if cfg.Resolver == nil {
 		cfg.Resolver = &fakeResolver{}
@@ -195,7 +195,7 @@ func newTestVerifier(t *testing.T, cfg Config) *Verifier {
 }
 
 // waitFor calls VerifyNow and fails the test on a timeout.
-func waitFor(t *testing.T, v *Verifier, token, addr string) Result {
+func waitFor(t testing.TB, v *Verifier, token, addr string) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

@@ -19,6 +19,10 @@ const (
 	// dnsQueueSize bounds lookups waiting for a worker; past it, claims are
 	// refused as rate limited rather than queued without end.
 	dnsQueueSize = 256
+	// coarseTick is how often the coarse clock is advanced: an answer is
+	// served at most this long past its TTL, and reading an atomic instead
+	// of the clock saves a third of a cached lookup's time.
+	coarseTick = 100 * time.Millisecond
 	// maxStaleFactor: a done entry is served past its TTL while it is
 	// looked up again, up to this many TTLs, then it counts as missing.
 	maxStaleFactor = 2
@@ -28,9 +32,16 @@ const (
 // cache has no current answer. Only the warm path (a cached, current
 // answer) matters for speed; it takes a read lock and allocates nothing.
 func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) Outcome {
+	ent := v.dns.get(addr)
+	if ent != nil && ent.state == dnsDone {
+		// The fast path: a current answer by the coarse clock (kept only
+		// with the real clock; 0 otherwise) needs no clock read.
+		if c := v.coarse.Load(); c != 0 && c < ent.expires {
+			return ent.outcome(e)
+		}
+	}
 	now := v.cfg.Now()
 	nowNs := now.UnixNano()
-	ent := v.dns.get(addr)
 	if ent != nil {
 		switch ent.state {
 		case dnsPending:
@@ -214,4 +225,21 @@ func (v *Verifier) anySuffix(name string) bool {
 		}
 	}
 	return false
+}
+
+// coarseClock keeps v.coarse within coarseTick of the real clock until ctx
+// is done, then zeroes it so that the fast path stops trusting it.
+func (v *Verifier) coarseClock(ctx context.Context) {
+	defer v.wg.Done()
+	defer v.coarse.Store(0)
+	t := time.NewTicker(coarseTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			v.coarse.Store(now.UnixNano())
+		}
+	}
 }

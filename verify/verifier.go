@@ -29,6 +29,10 @@ type Verifier struct {
 	dns      *dnsCache
 	dnsLimit *tokenBucket
 	dnsQueue chan dnsJob
+	// coarse is the time (Unix ns) as of the last coarseTick when the real
+	// clock is in use, 0 otherwise (see checkDNS).
+	coarse    atomic.Int64
+	realClock bool
 
 	wba *wbaState // nil when Web Bot Auth is off
 
@@ -45,18 +49,20 @@ type Verifier struct {
 // New validates cfg and builds a Verifier. It does no I/O: lists, DNS and
 // key directories are fetched only after Start.
 func New(cfg Config) (*Verifier, error) {
+	realClock := cfg.Now == nil
 	cfg, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
 	v := &Verifier{
-		cfg:      cfg,
-		tokens:   make(tokenTable),
-		fetchSem: make(chan struct{}, maxConcurrentListFetches),
-		dns:      newDNSCache(cfg.DNSCacheSize),
-		dnsLimit: newTokenBucket(cfg.DNSRate, cfg.DNSBurst),
-		dnsQueue: make(chan dnsJob, dnsQueueSize),
-		notify:   make(chan struct{}),
+		cfg:       cfg,
+		tokens:    make(tokenTable),
+		fetchSem:  make(chan struct{}, maxConcurrentListFetches),
+		dns:       newDNSCache(cfg.DNSCacheSize),
+		dnsLimit:  newTokenBucket(cfg.DNSRate, cfg.DNSBurst),
+		dnsQueue:  make(chan dnsJob, dnsQueueSize),
+		notify:    make(chan struct{}),
+		realClock: realClock,
 	}
 	v.buildLists()
 	v.buildReverseDNS()
@@ -186,6 +192,11 @@ func (v *Verifier) Start() {
 		for _, l := range v.lists {
 			v.wg.Add(1)
 			go v.refreshLoop(ctx, l)
+		}
+		if v.realClock {
+			v.coarse.Store(v.cfg.Now().UnixNano())
+			v.wg.Add(1)
+			go v.coarseClock(ctx)
 		}
 		for range v.cfg.DNSConcurrency {
 			v.wg.Add(1)

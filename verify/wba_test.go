@@ -28,7 +28,7 @@ type dirServer struct {
 	hits   atomic.Int64
 }
 
-func newDirServer(t *testing.T) *dirServer {
+func newDirServer(t testing.TB) *dirServer {
 	d := &dirServer{status: 200, ctype: directoryMediaType, cache: "max-age=600",
 		body: `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"` + rfcEd25519Thumbprint + `","x":"` + rfcEd25519X + `","use":"sig"}]}`}
 	d.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
