@@ -191,7 +191,8 @@ func componentValue(r *http.Request, c httpsfv.Item) (string, error) {
 	case "@scheme":
 		return scheme(r), nil
 	case "@target-uri":
-		return scheme(r) + "://" + authority(r) + requestTarget(r), nil
+		// From the parsed URL, not RequestURI, which may be in absolute form.
+		return scheme(r) + "://" + authority(r) + r.URL.RequestURI(), nil
 	case "@request-target":
 		return requestTarget(r), nil
 	case "@path":

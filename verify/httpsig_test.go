@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -232,4 +233,53 @@ func FuzzSignatureInput(f *testing.F) {
 			signedAgent(si, []string{agent})
 		}
 	})
+}
+
+// RFC 9421 §2.1 and §2.2: component values.
+func TestComponentValue(t *testing.T) {
+	r := httptest.NewRequest("GET", "https://Example.COM:443/a%20b/c?x=1&y", nil)
+	r.RequestURI = "/a%20b/c?x=1&y" // origin form, as a server receives it
+	r.Header.Set("X-Spaced", "  one \t")
+	r.Header.Add("X-Spaced", "two")
+	r.Header.Set("Agent", `a="https://one.test", b="https://two.test";type=directory`)
+	plain := httptest.NewRequest("GET", "http://example.com:80/", nil)
+	tests := []struct {
+		r    *http.Request
+		in   string // Signature-Input member
+		want string
+	}{
+		{r, `s=("@authority")`, "example.com"},
+		{r, `s=("@scheme")`, "https"},
+		{r, `s=("@method")`, "GET"},
+		{r, `s=("@path")`, "/a%20b/c"},
+		{r, `s=("@query")`, "?x=1&y"},
+		{r, `s=("@target-uri")`, "https://example.com/a%20b/c?x=1&y"},
+		{r, `s=("@request-target")`, "/a%20b/c?x=1&y"},
+		{r, `s=("x-spaced")`, "one, two"},
+		{r, `s=("agent";key="b")`, `"https://two.test";type=directory`},
+		{plain, `s=("@authority")`, "example.com"},
+		{plain, `s=("@target-uri")`, "http://example.com/"},
+	}
+	for _, tt := range tests {
+		sigs, err := parseSignatureInput([]string{tt.in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := componentValue(tt.r, sigs[0].components[0])
+		if err != nil || got != tt.want {
+			t.Errorf("componentValue(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for in, want := range map[string]error{
+		`s=("@query-param";name="x")`: errUnsupported,
+		`s=("@status")`:               errUnsupported,
+		`s=("x-spaced";bs)`:           errUnsupported,
+		`s=("absent")`:                errInvalid,
+		`s=("agent";key="c")`:         errInvalid,
+	} {
+		sigs, _ := parseSignatureInput([]string{in})
+		if _, err := componentValue(r, sigs[0].components[0]); !errors.Is(err, want) {
+			t.Errorf("componentValue(%s) error = %v, want %v", in, err, want)
+		}
+	}
 }

@@ -97,6 +97,22 @@ func TestRangesStoredCopy(t *testing.T) {
 	}
 }
 
+// A stored copy older than maxStoredAge is not used.
+func TestRangesStaleStoredCopy(t *testing.T) {
+	clock := newClock()
+	store := newMemStorage()
+	srv := newListServer(t, map[string]string{})
+	srv.set("/gptbot.json", "", 500)
+	lists := testLists(srv.URL)[:1]
+	raw, _ := json.Marshal(storedList{Source: lists[0].URL, Fetched: clock.Now().Add(-maxStoredAge - time.Hour).Unix(),
+		Body: json.RawMessage(rangeJSON("20.171.206.0/24"))})
+	store.Store(context.Background(), storagePrefix+"gptbot", raw)
+	v := newTestVerifier(t, Config{lists: lists, Storage: store, Now: clock.Now})
+	if got := v.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got.Outcome != Pending {
+		t.Errorf("with a stored copy older than %v: Verify = %+v, want pending", maxStoredAge, got)
+	}
+}
+
 // A corrupt stored copy is ignored and reported.
 func TestRangesCorruptStoredCopy(t *testing.T) {
 	for _, body := range []string{`{not json`, `{"source":"SRC","fetched":1,"body":{"prefixes":[]}}`} {

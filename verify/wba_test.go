@@ -210,8 +210,11 @@ func TestWebBotAuthDirectoryFailure(t *testing.T) {
 			if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), r); got.Method != ReverseDNS {
 				t.Errorf("token with reverse dns: Verify = %+v, want reverse dns to decide", got)
 			}
-			if n := d.hits.Load(); n != 1 {
-				t.Errorf("directory fetched %d times, want 1 (negative caching)", n)
+			v.wba.mu.Lock()
+			queued := v.wba.dirs["https://signature-agent.test"].queued
+			v.wba.mu.Unlock()
+			if n := d.hits.Load(); n != 1 || queued {
+				t.Errorf("directory fetched %d times, another queued %v; want 1 and none (negative caching)", n, queued)
 			}
 		})
 	}
