@@ -243,3 +243,12 @@ func (v *Verifier) coarseClock(ctx context.Context) {
 		}
 	}
 }
+
+// unixNow is the time in Unix seconds, from the coarse clock when there is
+// one (no clock read), else from the configured clock.
+func (v *Verifier) unixNow() int64 {
+	if c := v.coarse.Load(); c != 0 {
+		return c / int64(time.Second)
+	}
+	return v.cfg.Now().Unix()
+}

@@ -26,11 +26,12 @@ type wbaState struct {
 	mu     sync.Mutex
 	dirs   map[string]*dirEntry // by origin; only known agents, so bounded
 	queue  chan string
+	cache  *sigCache
 }
 
 func newWBAState(v *Verifier) (*wbaState, error) {
 	w := &wbaState{v: v, agents: make(map[string][]*tokenEntry), dirs: make(map[string]*dirEntry),
-		queue: make(chan string, directoryQueueSize)}
+		queue: make(chan string, directoryQueueSize), cache: newSigCache()}
 	add := func(agent string, tokens []string) error {
 		origin, err := agentOrigin(agent)
 		if err != nil {
@@ -80,6 +81,9 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 	if len(inputs) == 0 || len(agentField) == 0 {
 		return Result{}, false
 	}
+	if w.cachedVerified(e, r, w.v.unixNow()) {
+		return Result{Outcome: Verified, Method: WebBotAuth}, true
+	}
 	sigs, err := parseSignatureInput(inputs)
 	if err != nil {
 		return Result{}, false
@@ -106,6 +110,7 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		err := checkSignature(r, si, keys, now)
 		switch {
 		case err == nil:
+			w.remember(e, r, si, origin, keys[si.keyid])
 			return Result{Outcome: Verified, Method: WebBotAuth}, true
 		case errors.Is(err, errUnsupported):
 			continue

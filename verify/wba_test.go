@@ -238,3 +238,61 @@ func TestCacheTTL(t *testing.T) {
 		}
 	}
 }
+
+// A remembered signature is judged again when anything it covered
+// changes, and stops verifying when its key leaves the directory.
+func TestWebBotAuthSignatureCache(t *testing.T) {
+	d := newDirServer(t)
+	clock := newClock()
+	clock.t = time.Unix(1735689600+60, 0)
+	v := wbaVerifier(t, d, clock, Config{})
+	addr := netip.MustParseAddr("192.0.2.1")
+	mk := func(target, ctype string) *http.Request {
+		r := httptest.NewRequest("GET", target, nil)
+		r.Header.Set("Content-Type", ctype)
+		return r
+	}
+	signed := mk("http://example.com/a/b?x=1", "text/plain")
+	signed.Header.Set("Signature-Agent", `a="https://signature-agent.test"`)
+	sign(t, signed, `s=("@target-uri" "@method" "content-type" "signature-agent";key="a");created=1735689600;expires=1735693200;keyid="`+rfcEd25519Thumbprint+`";tag="web-bot-auth"`)
+	if got := waitDecided(t, v, "TestBot", signed); got != (Result{Verified, WebBotAuth}) {
+		t.Fatalf("Verify = %+v, want verified", got)
+	}
+	replay := func(target, ctype, method string) *http.Request {
+		r := mk(target, ctype)
+		r.Method = method
+		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
+			r.Header[h] = signed.Header[h]
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		name string
+		r    *http.Request
+		want Outcome
+	}{
+		{"same request again", replay("http://example.com/a/b?x=1", "text/plain", "GET"), Verified},
+		{"other query", replay("http://example.com/a/b?x=2", "text/plain", "GET"), Forged},
+		{"no query", replay("http://example.com/a/b", "text/plain", "GET"), Forged},
+		{"other path", replay("http://example.com/a/c?x=1", "text/plain", "GET"), Forged},
+		{"other host", replay("http://example.org/a/b?x=1", "text/plain", "GET"), Forged},
+		{"other method", replay("http://example.com/a/b?x=1", "text/plain", "POST"), Forged},
+		{"other covered header", replay("http://example.com/a/b?x=1", "text/html", "GET"), Forged},
+	} {
+		if got := v.Verify("TestBot", addr, tt.r); got.Outcome != tt.want {
+			t.Errorf("%s: Verify = %+v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { v.Verify("TestBot", addr, signed) }); n != 0 {
+		t.Errorf("remembered signature: %v allocations per Verify, want 0", n)
+	}
+
+	// The agent rotates its key away; once the directory is fetched again,
+	// the remembered signature no longer verifies.
+	d.set(func(d *dirServer) {
+		d.body = `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}`
+	})
+	clock.Advance(11 * time.Minute) // past max-age=600
+	v.Verify("TestBot", addr, signed)
+	waitUntil(t, func() bool { return v.Verify("TestBot", addr, signed).Outcome == Forged })
+}
