@@ -252,35 +252,44 @@ func TestWebBotAuthSignatureCache(t *testing.T) {
 		r.Header.Set("Content-Type", ctype)
 		return r
 	}
-	signed := mk("http://example.com/a/b?x=1", "text/plain")
-	signed.Header.Set("Signature-Agent", `a="https://signature-agent.test"`)
-	sign(t, signed, `s=("@target-uri" "@method" "content-type" "signature-agent";key="a");created=1735689600;expires=1735693200;keyid="`+rfcEd25519Thumbprint+`";tag="web-bot-auth"`)
-	if got := waitDecided(t, v, "TestBot", signed); got != (Result{Verified, WebBotAuth}) {
-		t.Fatalf("Verify = %+v, want verified", got)
-	}
-	replay := func(target, ctype, method string) *http.Request {
-		r := mk(target, ctype)
-		r.Method = method
-		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
-			r.Header[h] = signed.Header[h]
-		}
-		return r
-	}
-	for _, tt := range []struct {
-		name string
-		r    *http.Request
-		want Outcome
-	}{
-		{"same request again", replay("http://example.com/a/b?x=1", "text/plain", "GET"), Verified},
-		{"other query", replay("http://example.com/a/b?x=2", "text/plain", "GET"), Forged},
-		{"no query", replay("http://example.com/a/b", "text/plain", "GET"), Forged},
-		{"other path", replay("http://example.com/a/c?x=1", "text/plain", "GET"), Forged},
-		{"other host", replay("http://example.org/a/b?x=1", "text/plain", "GET"), Forged},
-		{"other method", replay("http://example.com/a/b?x=1", "text/plain", "POST"), Forged},
-		{"other covered header", replay("http://example.com/a/b?x=1", "text/html", "GET"), Forged},
+	var signed *http.Request
+	for _, covered := range []string{
+		`"@target-uri" "@method" "content-type"`,
+		`"@authority" "@path" "@query" "@method" "@scheme" "content-type"`,
+		`"@authority" "@request-target" "@method" "content-type"`,
 	} {
-		if got := v.Verify("TestBot", addr, tt.r); got.Outcome != tt.want {
-			t.Errorf("%s: Verify = %+v, want %v", tt.name, got, tt.want)
+		signed = mk("http://example.com/a/b?x=1", "text/plain")
+		signed.RequestURI = "/a/b?x=1"
+		signed.Header.Set("Signature-Agent", `a="https://signature-agent.test"`)
+		sign(t, signed, `s=(`+covered+` "signature-agent";key="a");created=1735689600;expires=1735693200;keyid="`+rfcEd25519Thumbprint+`";tag="web-bot-auth"`)
+		if got := waitDecided(t, v, "TestBot", signed); got != (Result{Verified, WebBotAuth}) {
+			t.Fatalf("Verify = %+v, want verified", got)
+		}
+		replay := func(target, ctype, method string) *http.Request {
+			r := mk(target, ctype)
+			r.Method = method
+			r.RequestURI = r.URL.RequestURI()
+			for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
+				r.Header[h] = signed.Header[h]
+			}
+			return r
+		}
+		for _, tt := range []struct {
+			name string
+			r    *http.Request
+			want Outcome
+		}{
+			{"same request again", replay("http://example.com/a/b?x=1", "text/plain", "GET"), Verified},
+			{"other query", replay("http://example.com/a/b?x=2", "text/plain", "GET"), Forged},
+			{"no query", replay("http://example.com/a/b", "text/plain", "GET"), Forged},
+			{"other path", replay("http://example.com/a/c?x=1", "text/plain", "GET"), Forged},
+			{"other host", replay("http://example.org/a/b?x=1", "text/plain", "GET"), Forged},
+			{"other method", replay("http://example.com/a/b?x=1", "text/plain", "POST"), Forged},
+			{"other covered header", replay("http://example.com/a/b?x=1", "text/html", "GET"), Forged},
+		} {
+			if got := v.Verify("TestBot", addr, tt.r); got.Outcome != tt.want {
+				t.Errorf("covering %s: %s: Verify = %+v, want %v", covered, tt.name, got, tt.want)
+			}
 		}
 	}
 	if n := testing.AllocsPerRun(100, func() { v.Verify("TestBot", addr, signed) }); n != 0 {
