@@ -76,12 +76,14 @@ func (w *wbaState) speaksFor(origin string, e *tokenEntry) bool {
 // else Forged. A directory that could not be fetched is no evidence: the
 // other methods decide, or Pending when the token has no other.
 func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
-	inputs := r.Header.Values("Signature-Input")
-	agentField := r.Header.Values("Signature-Agent")
+	// The header is indexed directly by canonical keys (net/http stores
+	// them so): Values would canonicalize the key again on every request.
+	inputs := r.Header["Signature-Input"]
+	agentField := r.Header["Signature-Agent"]
 	if len(inputs) == 0 || len(agentField) == 0 {
 		return Result{}, false
 	}
-	if w.cachedVerified(e, r, w.v.unixNow()) {
+	if w.cachedVerified(e, r, inputs, agentField, w.v.unixNow()) {
 		return Result{Outcome: Verified, Method: WebBotAuth}, true
 	}
 	sigs, err := parseSignatureInput(inputs)
@@ -98,7 +100,7 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		if !ok || !w.speaksFor(origin, e) {
 			continue
 		}
-		keys, dirFailed := w.directory(origin, now)
+		keys, dirFailed, dir, gen := w.directoryEntry(origin, now)
 		switch {
 		case keys == nil && dirFailed:
 			failed = true
@@ -110,7 +112,7 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		err := checkSignature(r, si, keys, now)
 		switch {
 		case err == nil:
-			w.remember(e, r, si, origin, keys[si.keyid])
+			w.remember(e, r, si, origin, keys[si.keyid], dir, gen)
 			return Result{Outcome: Verified, Method: WebBotAuth}, true
 		case errors.Is(err, errUnsupported):
 			continue

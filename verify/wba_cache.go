@@ -31,6 +31,8 @@ type sigEntry struct {
 	origin, keyid     string
 	expires           int64 // the signature's expires, Unix seconds
 	keyExp            int64 // the key's exp, 0 if none
+	dir               *dirEntry
+	dirGen            uint64 // dir.gen when the signature verified
 	checks            []compCheck
 }
 
@@ -44,20 +46,24 @@ func newSigCache() *sigCache {
 	return &sigCache{seed: maphash.MakeSeed(), m: make(map[uint64]*sigEntry)}
 }
 
-func (c *sigCache) key(input, sig, agent string) uint64 {
-	return maphash.String(c.seed, input) ^ maphash.String(c.seed, sig)<<1 ^ maphash.String(c.seed, agent)<<2
+// key hashes the Signature field alone: it holds the signature bytes,
+// unique to a signature base, and is the shortest of the three fields; a
+// hit still compares all three in full.
+func (c *sigCache) key(sig string) uint64 {
+	return maphash.String(c.seed, sig)
 }
 
-// lookup reports whether r carries a signature that verified for e and
-// still holds at now (Unix seconds).
-func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, now int64) bool {
-	in, sg, ag := r.Header["Signature-Input"], r.Header["Signature"], r.Header["Signature-Agent"]
+// cachedVerified reports whether r carries a signature that verified for
+// e and still holds at now (Unix seconds). in and ag are r's
+// Signature-Input and Signature-Agent field lines.
+func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, in, ag []string, now int64) bool {
+	sg := r.Header["Signature"]
 	if len(in) != 1 || len(sg) != 1 || len(ag) != 1 {
 		return false
 	}
 	c := w.cache
 	c.mu.RLock()
-	ent := c.m[c.key(in[0], sg[0], ag[0])]
+	ent := c.m[c.key(sg[0])]
 	c.mu.RUnlock()
 	skew := int64(maxClockSkew / time.Second)
 	if ent == nil || ent.token != e || ent.input != in[0] || ent.sig != sg[0] || ent.agent != ag[0] ||
@@ -69,8 +75,13 @@ func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, now int64) boo
 			return false
 		}
 	}
-	// The key must still be in the agent's directory (a refetch that
-	// dropped it revokes it), and a stale directory gets refreshed.
+	// The key must still be in the agent's directory: while the directory
+	// is the one it was verified with and current, it is; otherwise look
+	// (a refetch that dropped the key revokes it; a stale directory gets
+	// refreshed).
+	if ent.dir.gen.Load() == ent.dirGen && now < ent.dir.fresh.Load() {
+		return true
+	}
 	keys, _ := w.directory(ent.origin, time.Unix(now, 0))
 	_, ok := keys[ent.keyid]
 	return ok
@@ -78,13 +89,13 @@ func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, now int64) boo
 
 // remember stores a signature that verified, when every covered component
 // can be re-checked without allocating (single-line header fields).
-func (w *wbaState) remember(e *tokenEntry, r *http.Request, si sigInput, origin string, k dirKey) {
+func (w *wbaState) remember(e *tokenEntry, r *http.Request, si sigInput, origin string, k dirKey, d *dirEntry, gen uint64) {
 	in, sg, ag := r.Header["Signature-Input"], r.Header["Signature"], r.Header["Signature-Agent"]
 	if len(in) != 1 || len(sg) != 1 || len(ag) != 1 {
 		return
 	}
 	ent := &sigEntry{input: in[0], sig: sg[0], agent: ag[0], token: e, origin: origin, keyid: si.keyid,
-		expires: si.expires, keyExp: k.exp}
+		expires: si.expires, keyExp: k.exp, dir: d, dirGen: gen}
 	for _, comp := range si.components {
 		name := comp.Value.(string)
 		switch name {
@@ -114,7 +125,7 @@ func (w *wbaState) remember(e *tokenEntry, r *http.Request, si sigInput, origin 
 		ent.checks = append(ent.checks, compCheck{name: canon, value: vals[0]})
 	}
 	c := w.cache
-	k64 := c.key(ent.input, ent.sig, ent.agent)
+	k64 := c.key(ent.sig)
 	c.mu.Lock()
 	if len(c.m) >= sigCacheSize {
 		for victim := range c.m {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,12 +43,25 @@ type dirEntry struct {
 	retryAt  time.Time         // after a failure: no fetch before
 	failures int
 	queued   bool
+	// gen counts successful fetches, and fresh holds expires in Unix
+	// seconds: read without the lock by the signature cache, which trusts
+	// a remembered key while the directory it came from is unchanged and
+	// current.
+	gen   atomic.Uint64
+	fresh atomic.Int64
 }
 
 // directory returns the keys of origin's directory and whether they are
 // loaded, queueing a fetch when they are missing or stale; failed reports
 // a failed last fetch with nothing cached.
 func (w *wbaState) directory(origin string, now time.Time) (keys map[string]dirKey, failed bool) {
+	keys, failed, _, _ = w.directoryEntry(origin, now)
+	return keys, failed
+}
+
+// directoryEntry is directory, also returning the entry and its
+// generation, read with the keys under the lock so that they agree.
+func (w *wbaState) directoryEntry(origin string, now time.Time) (map[string]dirKey, bool, *dirEntry, uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d := w.dirs[origin]
@@ -62,7 +76,7 @@ func (w *wbaState) directory(origin string, now time.Time) (keys map[string]dirK
 		default:
 		}
 	}
-	return d.keys, d.keys == nil && d.failures > 0
+	return d.keys, d.keys == nil && d.failures > 0, d, d.gen.Load()
 }
 
 // worker fetches queued directories until ctx is done.
@@ -113,6 +127,8 @@ func (w *wbaState) fetch(ctx context.Context, origin string) {
 	d.queued = false
 	if err == nil {
 		d.keys, d.expires, d.failures, d.retryAt = keys, now.Add(ttl), 0, time.Time{}
+		d.gen.Add(1)
+		d.fresh.Store(d.expires.Unix())
 	} else {
 		d.failures++
 		d.retryAt = now.Add(negativeTTL(d.failures))
