@@ -72,6 +72,9 @@ type Config struct {
 	// client with FetchTimeout. Its redirect policy is replaced for key
 	// directories, which are never followed through a redirect.
 	HTTPClient *http.Client
+	// UserAgent is sent with list and directory fetches; "" means
+	// DefaultUserAgent. Some operators' CDNs challenge unnamed clients.
+	UserAgent string
 	// Storage keeps the last good copy of each list; nil keeps none.
 	Storage Storage
 	// Now is the clock; nil means time.Now.
@@ -108,6 +111,10 @@ type Config struct {
 	// 127.0.0.1.
 	lists []PublishedList
 }
+
+// DefaultUserAgent names the fetcher to the operators whose lists and key
+// directories it reads.
+const DefaultUserAgent = "caddy-robots-enforce-verify/1 (+https://github.com/robotsenforce/caddy-robots-enforce)"
 
 // Limits and defaults, each with its reason.
 const (
@@ -189,6 +196,9 @@ func (c Config) validate() (Config, error) {
 	}
 	if c.Resolver == nil {
 		c.Resolver = NewResolver("")
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: FetchTimeout}

@@ -132,6 +132,10 @@ func newListServer(t testing.TB, bodies map[string]string) *listServer {
 	s := &listServer{bodies: bodies, status: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
+		if r.UserAgent() != DefaultUserAgent {
+			http.Error(w, "unnamed client", http.StatusForbidden)
+			return
+		}
 		s.mu.Lock()
 		body, ok := s.bodies[r.URL.Path]
 		code := s.status[r.URL.Path]
