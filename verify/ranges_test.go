@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -223,3 +225,35 @@ func (l *errList) has(s string) bool {
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+type failTransport struct{ t *testing.T }
+
+func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.t.Errorf("network used before Start: %s", r.URL)
+	return nil, errors.New("no network")
+}
+
+// New validates and builds; nothing is fetched or resolved before Start.
+func TestNewDoesNoIO(t *testing.T) {
+	res := &fakeResolver{}
+	v, err := New(Config{WebBotAuth: true, Resolver: res, HTTPClient: &http.Client{Transport: failTransport{t}},
+		Storage: newMemStorage()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for _, tok := range []string{"Googlebot", "GPTBot", "bingbot", "Applebot", "CCBot", "ChatGPT-User", "YandexBot"} {
+		if !v.HasMethod(tok) {
+			t.Errorf("HasMethod(%s) = false with the built-in tables", tok)
+		}
+	}
+	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Pending, IPRanges}) {
+		t.Errorf("Verify(GPTBot) before Start = %+v, want pending ip_ranges", got)
+	}
+	if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Pending, ReverseDNS}) {
+		t.Errorf("Verify(Googlebot) before Start = %+v, want pending reverse_dns", got)
+	}
+	if res.ptrQ.Load() != 0 {
+		t.Error("DNS used before Start")
+	}
+}
