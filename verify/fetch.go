@@ -31,6 +31,7 @@ func (v *Verifier) get(ctx context.Context, url, accept string, limit int64, fol
 		return nil, nil, err
 	}
 	req.Header.Set("Accept", accept)
+	req.Header.Set("User-Agent", v.cfg.UserAgent)
 	client := *v.cfg.HTTPClient
 	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if !follow {
