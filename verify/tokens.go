@@ -31,36 +31,92 @@ type tokenRanges struct {
 	complete bool
 }
 
-// tokenTable maps a lower-cased token to its entry.
-type tokenTable map[string]*tokenEntry
+// tokenTable finds a token's entry ignoring ASCII case. It is built with
+// add, then frozen into an open-addressing table searched with a hash that
+// folds case as it goes: no copy, no allocation, one pass over the token.
+type tokenTable struct {
+	byName map[string]*tokenEntry // lower-cased token → entry
+	keys   []string               // lower-cased token per slot; "" is empty
+	slots  []*tokenEntry
+	mask   uint32
+}
 
-// get finds the entry of tok, ignoring ASCII case, without allocating: the
-// folded copy lives on the stack, and a map index by string(bytes) does
-// not copy.
-func (t tokenTable) get(tok string) *tokenEntry {
-	if len(tok) == 0 || len(tok) > maxTokenLen {
+func newTokenTable() *tokenTable {
+	return &tokenTable{byName: make(map[string]*tokenEntry)}
+}
+
+// add returns the entry of tok, creating it. Only before freeze.
+func (t *tokenTable) add(tok string) *tokenEntry {
+	k := strings.ToLower(tok)
+	e := t.byName[k]
+	if e == nil {
+		e = &tokenEntry{name: tok}
+		t.byName[k] = e
+	}
+	return e
+}
+
+// freeze builds the lookup table, at most half full so probes stay short.
+func (t *tokenTable) freeze() {
+	n := uint32(8)
+	for int(n) < 2*len(t.byName) {
+		n *= 2
+	}
+	t.keys, t.slots, t.mask = make([]string, n), make([]*tokenEntry, n), n-1
+	for k, e := range t.byName {
+		i := foldHash(k) & t.mask
+		for t.keys[i] != "" {
+			i = (i + 1) & t.mask
+		}
+		t.keys[i], t.slots[i] = k, e
+	}
+}
+
+// get finds the entry of tok, ignoring ASCII case.
+func (t *tokenTable) get(tok string) *tokenEntry {
+	if len(tok) == 0 || len(tok) > maxTokenLen || t.mask == 0 {
 		return nil
 	}
-	var buf [maxTokenLen]byte
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
+	for i := foldHash(tok) & t.mask; ; i = (i + 1) & t.mask {
+		k := t.keys[i]
+		if k == "" {
+			return nil
+		}
+		if equalFoldLower(k, tok) {
+			return t.slots[i]
+		}
+	}
+}
+
+// foldHash is FNV-1a over s with ASCII letters lower-cased.
+func foldHash(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf[i] = c
+		h = (h ^ uint32(c)) * 16777619
 	}
-	return t[string(buf[:len(tok)])]
+	return h
 }
 
-// add returns the entry of tok, creating it.
-func (t tokenTable) add(tok string) *tokenEntry {
-	k := strings.ToLower(tok)
-	e := t[k]
-	if e == nil {
-		e = &tokenEntry{name: tok}
-		t[k] = e
+// equalFoldLower reports whether s equals lower (already lower-case)
+// ignoring ASCII case.
+func equalFoldLower(lower, s string) bool {
+	if len(lower) != len(s) {
+		return false
 	}
-	return e
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // hasMethod reports whether any method can decide a claim of the token.

@@ -19,7 +19,7 @@ const maxConcurrentListFetches = 4
 // are safe for concurrent use.
 type Verifier struct {
 	cfg         Config
-	tokens      tokenTable
+	tokens      *tokenTable
 	lists       []*listState
 	allSuffixes []string
 
@@ -56,7 +56,7 @@ func New(cfg Config) (*Verifier, error) {
 	}
 	v := &Verifier{
 		cfg:       cfg,
-		tokens:    make(tokenTable),
+		tokens:    newTokenTable(),
 		fetchSem:  make(chan struct{}, maxConcurrentListFetches),
 		dns:       newDNSCache(cfg.DNSCacheSize),
 		dnsLimit:  newTokenBucket(cfg.DNSRate, cfg.DNSBurst),
@@ -71,6 +71,7 @@ func New(cfg Config) (*Verifier, error) {
 			return nil, err
 		}
 	}
+	v.tokens.freeze()
 	return v, nil
 }
 
@@ -151,7 +152,7 @@ func (v *Verifier) buildReverseDNS() {
 		}
 	}
 	seen := make(map[string]bool)
-	for _, e := range v.tokens {
+	for _, e := range v.tokens.byName {
 		for _, s := range e.suffixes {
 			if !seen[s] {
 				seen[s] = true
