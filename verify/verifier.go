@@ -100,14 +100,18 @@ func (v *Verifier) buildLists() {
 		v.attach(l)
 	}
 	custom := make(map[string]*listState)
+	var order []*listState
 	for _, o := range v.cfg.RangeOverrides {
 		l := custom[o.Source]
 		if l == nil {
 			l = &listState{name: "custom", key: customKey(o.Source), source: o.Source, isFile: !isURL(o.Source)}
 			custom[o.Source] = l
-			defer v.attach(l) // after all tokens are known, in config order
+			order = append(order, l)
 		}
 		l.tokens = append(l.tokens, v.tokens.add(o.Token))
+	}
+	for _, l := range order { // once all their tokens are known, in config order
+		v.attach(l)
 	}
 }
 
