@@ -16,6 +16,9 @@ import (
 // is small beside the hour a signature typically lives.
 const maxClockSkew = time.Minute
 
+// errUnknownKey: the keyid is not in the agent's directory as we hold it.
+var errUnknownKey = errors.New("keyid not in the agent's directory")
+
 // webBotAuthTag is the tag signature parameter the protocol requires.
 const webBotAuthTag = "web-bot-auth"
 
@@ -116,6 +119,9 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 			return Result{Outcome: Verified, Method: WebBotAuth}, true
 		case errors.Is(err, errUnsupported):
 			continue
+		case errors.Is(err, errUnknownKey) && w.refetchForKey(origin, now):
+			// Perhaps a key newer than our copy of the directory.
+			pending = true
 		default:
 			forged = true
 		}
@@ -193,7 +199,7 @@ func checkSignature(r *http.Request, si sigInput, keys map[string]dirKey, now ti
 	k, ok := keys[si.keyid]
 	switch {
 	case !ok:
-		return errors.New("keyid not in the agent's directory")
+		return errUnknownKey
 	case !si.hasCreated || !si.hasExpires:
 		return errors.New("created or expires missing")
 	case si.alg != "" && si.alg != "ed25519":

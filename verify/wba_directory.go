@@ -31,6 +31,12 @@ const (
 	// minutes.
 	minNegativeTTL = 30 * time.Second
 	maxNegativeTTL = 5 * time.Minute
+	// minRefetchForKey is how old a directory must be before a signature
+	// with a keyid it lacks makes it fetched again: an agent may have added
+	// a key since (the draft lets a verifier fetch on an unknown keyid),
+	// and a forger repeating unknown keyids causes one fetch per agent per
+	// this interval at most.
+	minRefetchForKey = 5 * time.Minute
 	// directoryQueueSize bounds directory fetches waiting: one per known
 	// agent is all there can be.
 	directoryQueueSize = 16
@@ -39,6 +45,7 @@ const (
 // dirEntry is the cached directory of one signature agent.
 type dirEntry struct {
 	keys     map[string]dirKey // by thumbprint; nil until a fetch succeeds
+	fetched  time.Time         // when keys were fetched
 	expires  time.Time         // when keys go stale
 	retryAt  time.Time         // after a failure: no fetch before
 	failures int
@@ -77,6 +84,32 @@ func (w *wbaState) directoryEntry(origin string, now time.Time) (map[string]dirK
 		}
 	}
 	return d.keys, d.keys == nil && d.failures > 0, d, d.gen.Load()
+}
+
+// refetchForKey queues a fetch of origin's directory when the copy held is
+// older than minRefetchForKey (or one is already queued), and reports
+// whether an answer is coming; a signature whose keyid the copy lacks is
+// then Pending rather than Forged.
+func (w *wbaState) refetchForKey(origin string, now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.dirs[origin]
+	if d == nil {
+		return false
+	}
+	if d.queued {
+		return true
+	}
+	if now.Sub(d.fetched) < minRefetchForKey || now.Before(d.retryAt) || w.v.closed.Load() {
+		return false
+	}
+	select {
+	case w.queue <- origin:
+		d.queued = true
+		return true
+	default:
+		return false
+	}
 }
 
 // worker fetches queued directories until ctx is done.
@@ -126,7 +159,7 @@ func (w *wbaState) fetch(ctx context.Context, origin string) {
 	d := w.dirs[origin]
 	d.queued = false
 	if err == nil {
-		d.keys, d.expires, d.failures, d.retryAt = keys, now.Add(ttl), 0, time.Time{}
+		d.keys, d.fetched, d.expires, d.failures, d.retryAt = keys, now, now.Add(ttl), 0, time.Time{}
 		d.gen.Add(1)
 		d.fresh.Store(d.expires.Unix())
 	} else {

@@ -309,3 +309,35 @@ func TestWebBotAuthSignatureCache(t *testing.T) {
 	v.Verify("TestBot", addr, signed)
 	waitUntil(t, func() bool { return v.Verify("TestBot", addr, signed).Outcome == Forged })
 }
+
+// A keyid missing from a directory copy older than minRefetchForKey makes
+// the directory fetched again (the agent may have added the key): Pending,
+// then decided by the new copy. A fresher copy decides at once.
+func TestWebBotAuthNewKey(t *testing.T) {
+	d := newDirServer(t)
+	d.set(func(d *dirServer) {
+		d.body = `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}`
+		d.cache = "max-age=3600"
+	})
+	clock := newClock()
+	clock.t = time.Unix(1735689600+60, 0)
+	v := wbaVerifier(t, d, clock, Config{})
+	addr := netip.MustParseAddr("192.0.2.1")
+	r := draftVectors[0].request()
+	if got := waitDecided(t, v, "TestBot", r); got != (Result{Forged, WebBotAuth}) {
+		t.Fatalf("keyid not in a fresh directory: Verify = %+v, want forged", got)
+	}
+	d.set(func(d *dirServer) {
+		d.body = `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + rfcEd25519X + `"}]}`
+	})
+	clock.Advance(minRefetchForKey + time.Second)
+	if got := v.Verify("TestBot", addr, r); got != (Result{Pending, WebBotAuth}) {
+		t.Errorf("keyid not in an older directory: Verify = %+v, want pending while it is fetched again", got)
+	}
+	if got := waitDecided(t, v, "TestBot", r); got != (Result{Verified, WebBotAuth}) {
+		t.Errorf("after the refetch: Verify = %+v, want verified", got)
+	}
+	if n := d.hits.Load(); n != 2 {
+		t.Errorf("directory fetched %d times, want 2", n)
+	}
+}
