@@ -152,6 +152,8 @@ func TestWebBotAuth(t *testing.T) {
 		want  Result
 	}{
 		{"covering more components", "TestBot", wider, Result{Verified, WebBotAuth}},
+		{"a token with other methods: the signature decides first", "Googlebot", draftVectors[0].request(), Result{Verified, WebBotAuth}},
+		{"a token with other methods: a bad signature is forged", "Googlebot", forgedSig, Result{Forged, WebBotAuth}},
 		{"bad signature", "TestBot", forgedSig, Result{Forged, WebBotAuth}},
 		{"replayed to another host", "TestBot", otherHost, Result{Forged, WebBotAuth}},
 		{"key not in directory", "TestBot", unknownKey, Result{Forged, WebBotAuth}},
