@@ -35,9 +35,11 @@
 //     signature tagged "web-bot-auth" covers a Signature-Agent member naming
 //     an agent known for the token, Web Bot Auth decides: Verified when one
 //     such signature verifies, Pending while the agent's key directory is
-//     being fetched, Forged when the directory is in and none verifies. A
-//     directory that cannot be fetched is no evidence: the next steps
-//     decide (or Pending, for a token with no other method).
+//     being fetched (also when a keyid is missing from a copy over five
+//     minutes old, which is then fetched again), Forged when the directory
+//     is in and none verifies. A directory that cannot be fetched is no
+//     evidence: the next steps decide (or Pending, for a token with no
+//     other method).
 //  3. IP ranges, when the token has lists: an address in a loaded list is
 //     Verified. Otherwise, when the token also has reverse DNS, step 4
 //     decides; when it has not, the claim is Forged if all its lists are
