@@ -43,6 +43,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    new_hosts     <count> per <duration>
 //	    allow_agents  <token...>
 //	    log_allowed
+//	    verify off
+//	    verify {
+//	        builtin      on|off
+//	        ip_ranges    <token> <file|url>
+//	        reverse_dns  <token> <domain-suffix>...
+//	        web_bot_auth on|off
+//	        forged       wildcard|deny|ignore
+//	        pending      claimed|wildcard
+//	        resolver     <host:port>
+//	    }
 //	}
 //
 // The inline text is best a heredoc (<<END ... END); a quoted string works
@@ -83,6 +93,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			h.AllowAgents = append(h.AllowAgents, args...)
+		case "verify":
+			if err := h.parseVerify(d); err != nil {
+				return err
+			}
 		case "log_allowed":
 			if d.NextArg() {
 				return d.ArgErr()
@@ -134,6 +148,64 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 			return d.Errf("max_hosts %q: not a number", val)
 		}
 		h.MaxHosts = n
+	}
+	return nil
+}
+
+// parseVerify reads "verify off" or a verify block.
+func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
+	if h.Verify != nil {
+		return d.Errf("verify given twice")
+	}
+	v := &Verify{}
+	h.Verify = v
+	if d.NextArg() {
+		if d.Val() != "off" || d.NextArg() {
+			return d.Errf("verify: want verify off, or a block")
+		}
+		v.Off = true
+		return nil
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch opt := d.Val(); opt {
+		case "ip_ranges":
+			var tok, src string
+			if !d.Args(&tok, &src) || d.NextArg() {
+				return d.Errf("verify ip_ranges: want <token> <file|url>")
+			}
+			v.IPRanges = append(v.IPRanges, IPRanges{Token: tok, Source: src})
+		case "reverse_dns":
+			args := d.RemainingArgs()
+			if len(args) < 2 {
+				return d.Errf("verify reverse_dns: want <token> <domain-suffix>...")
+			}
+			if v.ReverseDNS == nil {
+				v.ReverseDNS = make(map[string][]string)
+			}
+			v.ReverseDNS[args[0]] = append(v.ReverseDNS[args[0]], args[1:]...)
+		case "builtin", "web_bot_auth", "forged", "pending", "resolver":
+			var val string
+			if !d.Args(&val) || d.NextArg() {
+				return d.ArgErr()
+			}
+			switch opt {
+			case "builtin":
+				v.Builtin = val
+			case "web_bot_auth":
+				v.WebBotAuth = val
+			case "forged":
+				v.Forged = val
+			case "pending":
+				v.Pending = val
+			default:
+				v.Resolver = val
+			}
+		default:
+			return d.Errf("verify: unrecognized subdirective %q", opt)
+		}
+	}
+	if errs := v.validate(); len(errs) > 0 {
+		return d.Errf("%v", errs[0])
 	}
 	return nil
 }

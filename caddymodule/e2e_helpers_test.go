@@ -138,7 +138,43 @@ func (c *e2eCaddy) adapt(sites string) []byte {
 	for _, w := range warnings {
 		c.t.Logf("Caddyfile warning: %s", w.String())
 	}
-	return cfg
+	return e2eVerifyOff(c.t, cfg)
+}
+
+// e2eVerifyOff turns crawler verification off in every robots_enforce
+// handler of cfg that does not configure it: its built-in sources are
+// fetched from the crawler operators' sites, and the tests reach nothing
+// but loopback. Tests of verification configure it themselves.
+func e2eVerifyOff(t testing.TB, cfg []byte) []byte {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(cfg, &doc); err != nil {
+		t.Fatalf("reading the adapted configuration: %v", err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["handler"] == "robots_enforce" {
+				if _, ok := v["verify"]; !ok {
+					v["verify"] = map[string]any{"off": true}
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // e2ePorts returns n loopback ports that were free a moment ago.

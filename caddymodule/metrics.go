@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // metrics are the handler's Prometheus collectors, on Caddy's registry.
@@ -18,9 +19,13 @@ import (
 // resolves the series it counts in ahead of requests (see factsTable), so
 // counting costs no label lookup.
 type metrics struct {
-	decisions *prometheus.CounterVec // verdict, mode, agent
-	denials   *prometheus.CounterVec // mode, compliance
-	fetches   *prometheus.CounterVec // outcome
+	decisions  *prometheus.CounterVec // verdict, mode, agent
+	denials    *prometheus.CounterVec // mode, compliance
+	fetches    *prometheus.CounterVec // outcome
+	claims     *prometheus.CounterVec // outcome, method
+	dnsLookups *prometheus.CounterVec // result
+	// gauges are read from the live states and verifiers when scraped.
+	gauges *stateGauges
 }
 
 // metricsName names the collectors in the usage pool of states: they are
@@ -77,6 +82,15 @@ func newCollectors() *metrics {
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "robots_fetches_total",
 			Help: "robots.txt requests sent, by outcome (2xx, 3xx, 4xx, 5xx, error).",
 		}, []string{"outcome"}),
+		claims: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "identity_claims_total",
+			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
+		}, []string{"outcome", "method"}),
+		dnsLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
+			Help: "Reverse DNS lookups for crawler verification, by result (confirmed, refuted, error, rate_limited).",
+		}, []string{"result"}),
+		gauges: newStateGauges(),
 	}
 }
 
@@ -84,7 +98,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.gauges} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
@@ -131,4 +145,13 @@ func (m *metrics) countFetch(status int, err error) {
 // countDenial counts a denial by its compliance.
 func (m *metrics) countDenial(mode string, c enforce.Compliance) {
 	m.denials.WithLabelValues(mode, c.String()).Inc()
+}
+
+// countClaim counts a crawler's claim by its outcome and method.
+func (m *metrics) countClaim(res verify.Result) {
+	method := res.Method.String()
+	if method == "" {
+		method = "none"
+	}
+	m.claims.WithLabelValues(res.Outcome.String(), method).Inc()
 }

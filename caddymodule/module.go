@@ -106,6 +106,10 @@ type Handler struct {
 	// LogAllowed also records allowed requests of automated clients.
 	LogAllowed bool `json:"log_allowed,omitempty"`
 
+	// Verify configures crawler identity verification, on by default with
+	// the built-in sources; {"off": true} turns it off.
+	Verify *Verify `json:"verify,omitempty"`
+
 	logger *zap.Logger
 	// state outlives config reloads (see states); stateName is its key.
 	state     *sharedState
@@ -127,6 +131,12 @@ type Handler struct {
 	enforce     bool
 	denyBody    []byte
 	fixed       string // the host key of a url, file or inline source
+	// verifier checks crawlers' claims (nil when verification is off);
+	// verifierName is its key in states.
+	verifier        *sharedVerifier
+	verifierName    string
+	forgedPolicy    string // Verify.Forged
+	pendingWildcard bool   // Verify.Pending == "wildcard"
 }
 
 // NewHosts is a budget: Count events in any Per, on average.
@@ -219,8 +229,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	default:
 		h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
 	}
-	h.state, err = h.loadState(ctx.Storage())
-	return err
+	if h.state, err = h.loadState(ctx.Storage()); err != nil {
+		return err
+	}
+	if h.state.store != nil {
+		h.metrics.gauges.addStore(h.state.store)
+	}
+	return h.provisionVerifier(ctx.Storage())
 }
 
 // buildSource builds the robots.txt source of st, the state of the
@@ -334,6 +349,9 @@ func (h *Handler) Validate() error {
 			bad("source %q: want upstream, file, url or inline", s.Kind)
 		}
 	}
+	if h.Verify != nil {
+		errs = append(errs, h.Verify.validate()...)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("robots_enforce: %w", errors.Join(errs...))
 	}
@@ -362,7 +380,16 @@ func (h *Handler) Cleanup() error {
 	}
 	var err error
 	if h.stateName != "" {
+		if h.state.store != nil {
+			h.metrics.gauges.removeStore(h.state.store)
+		}
 		_, err = states.Delete(h.stateName)
+	}
+	if h.verifierName != "" {
+		h.metrics.removeVerifier(h.verifier.v)
+		if _, verr := states.Delete(h.verifierName); err == nil {
+			err = verr
+		}
 	}
 	if h.metrics != nil {
 		releaseMetrics()

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // recordVersion is the version of the compliance record's schema: 2 added
@@ -26,7 +27,8 @@ const (
 // its compliance, and adds the decision's key facts to the access log
 // entry of the request. Its fields are a contract: see the README's record
 // schema.
-func (h *Handler) record(r *http.Request, site string, sent *sentRequest, ua string, dec *enforce.Decision) {
+func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *enforce.Request, id verify.Result, dec *enforce.Decision) {
+	ua := req.UserAgent
 	verdict := verdictName(dec.Allowed)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
 		extra.Add(zap.String("robots_verdict", verdict))
@@ -41,7 +43,7 @@ func (h *Handler) record(r *http.Request, site string, sent *sentRequest, ua str
 	now := time.Now()
 	ip := clientIP(r)
 	served, link := h.state.fetchers.Lookup(site, dec.Token, ip, now)
-	ev := h.decider.Assess(dec, &enforce.Request{Target: sent.target, UserAgent: ua}, served, link, now)
+	ev := h.decider.Assess(dec, req, served, link, now)
 	if !dec.Allowed {
 		h.metrics.countDenial(h.Mode, ev.Compliance)
 	}
@@ -85,6 +87,12 @@ func (h *Handler) record(r *http.Request, site string, sent *sentRequest, ua str
 	}
 	if !snap.FetchedAt.IsZero() {
 		fields = append(fields, zap.Time("robots_fetched_at", snap.FetchedAt))
+	}
+	if id.Outcome != verify.None {
+		fields = append(fields, zap.String("identity", id.Outcome.String()))
+		if id.Method != verify.NoMethod {
+			fields = append(fields, zap.String("identity_method", id.Method.String()))
+		}
 	}
 	c.Write(fields...)
 }

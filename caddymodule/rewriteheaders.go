@@ -22,7 +22,7 @@ var rewriteHeaders = [...]string{"X-Original-Url", "X-Rewrite-Url", "X-Forwarded
 // judgeRewriteHeaders turns dec, an allowed decision about a client the
 // rules bind, into a denial when a rewrite header of r leads to a target
 // the same robots.txt disallows. It reports whether it did.
-func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enforce.Snapshot, ua string, dec *enforce.Decision) bool {
+func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enforce.Snapshot, req *enforce.Request, dec *enforce.Decision) bool {
 	for _, name := range rewriteHeaders {
 		values, ok := r.Header[name]
 		if !ok {
@@ -32,7 +32,7 @@ func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enfo
 			alt, readable := rewrittenTarget(name, v, target)
 			rd := h.readings.Get().(*enforce.Readings)
 			var alternative enforce.Decision
-			h.decider.DecideInto(&alternative, snap, &enforce.Request{Target: alt, Unreadable: !readable, UserAgent: ua}, rd)
+			h.decider.DecideInto(&alternative, snap, &enforce.Request{Target: alt, Unreadable: !readable, UserAgent: req.UserAgent, Forged: req.Forged}, rd)
 			h.readings.Put(rd)
 			if !alternative.Allowed {
 				path := dec.Path

@@ -68,14 +68,16 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	rd := h.readings.Get().(*enforce.Readings)
 	defer h.readings.Put(rd)
 	var dec enforce.Decision
-	h.decider.DecideInto(&dec, snap, &enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}, rd)
+	req := enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}
+	h.decider.DecideInto(&dec, snap, &req, rd)
+	id := h.identity(r, snap, &req, rd, &dec)
 	if dec.Allowed && botClass(&dec) != classNotAutomated && hasRewriteHeader(r.Header) {
-		h.judgeRewriteHeaders(r, sent.target, snap, ua, &dec)
+		h.judgeRewriteHeaders(r, sent.target, snap, &req, &dec)
 	}
 
 	h.handOn(repl, &dec)
 	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
-		h.record(r, site, &sent, ua, &dec)
+		h.record(r, site, &sent, &req, id, &dec)
 	}
 	if dec.Allowed || !h.enforce {
 		return toNext, nil

@@ -79,7 +79,7 @@ func (d *Decider) Assess(dec *Decision, req *Request, served []ServedVersion, li
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
 	h := d.readHeader(req.UserAgent)
 	bound := d.policy.Wildcard.Binds(h.class.Automated())
-	allows := func(v *Snapshot) bool { return d.allowsAsSent(v, &h.tokens, bound, path) }
+	allows := func(v *Snapshot) bool { return d.allowsAsSent(v, &h.tokens, req.Forged, bound, path) }
 
 	ev.Compliance = ComplianceViolation
 	if len(served) > 0 {
@@ -112,11 +112,11 @@ const VersionUnavailable = "unavailable"
 // allowsAsSent reports whether version v allows the canonical target path
 // (the AsSent reading) for a client with tokens toks, the "*" group binding
 // it or not: any named group that allows, or else the "*" group.
-func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, bound bool, path []byte) bool {
+func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, path []byte) bool {
 	if v.Robots == nil {
 		return !v.DisallowAll || !bound
 	}
-	if m := d.choose(v, toks); m.Named() {
+	if m := d.choose(v, toks, forged); m.Named() {
 		for i := 0; i < m.Len(); i++ {
 			if m.Group(i).DecideCanonical(path).Allowed {
 				return true

@@ -16,6 +16,10 @@ type Request struct {
 	// of the raw request line that could read it otherwise than the server
 	// and the handlers after this one do.
 	Target string
+	// Forged, when not empty, is a product token the client claimed and
+	// failed to prove (see package verify): the groups it names do not
+	// bind the client, which is judged as if its header did not name it.
+	Forged string
 	// Unreadable says the server parsed the target into no path the
 	// decision can judge the way the handlers after it will read it (an
 	// opaque URL such as "x:private", say). The decision then fails
@@ -78,9 +82,12 @@ const (
 	// spent (RefusalHostBudget): disallowed for clients the rules bind
 	// until its robots.txt is fetched.
 	ReasonHostBudget
+	// ReasonForged: the client claimed a product token it failed to prove,
+	// and the caller refuses such clients outright. Decide never gives it.
+	ReasonForged
 
 	// NumReasons is the number of reasons: they run from 0 to NumReasons-1.
-	NumReasons = int(ReasonHostBudget) + 1
+	NumReasons = int(ReasonForged) + 1
 )
 
 var decisionReasonNames = [...]string{
@@ -96,6 +103,7 @@ var decisionReasonNames = [...]string{
 	ReasonUnreadableTarget: "unreadable_target",
 	ReasonInvalidHost:      "invalid_host",
 	ReasonHostBudget:       "host_budget",
+	ReasonForged:           "forged",
 }
 
 // String returns the reason's stable name, as used in compliance records.
@@ -248,11 +256,11 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		return
 	}
 	if req.Unreadable {
-		d.decideUnreadable(snap, toks, bound, dec)
+		d.decideUnreadable(snap, toks, req.Forged, bound, dec)
 		return
 	}
 
-	m := d.choose(snap, toks)
+	m := d.choose(snap, toks, req.Forged)
 	if m.Named() {
 		// Any group that names the client and allows the request lets it
 		// pass (see Match): the decision names that group, or, when all
@@ -300,8 +308,8 @@ func refusalReason(r Refusal) Reason {
 // Request.Unreadable): disallowed for a client a named group or the "*"
 // group binds, unless that group disallows nothing, since no rule can be
 // shown not to apply to what the server will make of the target.
-func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, bound bool, dec *Decision) {
-	if m := d.choose(snap, toks); m.Named() {
+func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, forged string, bound bool, dec *Decision) {
+	if m := d.choose(snap, toks, forged); m.Named() {
 		dec.Reason, dec.Token, dec.Named = ReasonNamedGroup, m.Token(0), true
 		for i := 0; i < m.Len(); i++ {
 			if disallowsAny(m.Group(i)) {
@@ -337,12 +345,18 @@ func disallowsAny(g *rules.Group) bool {
 }
 
 // choose picks the named groups through the snapshot's index when it has
-// one.
-func (d *Decider) choose(snap *Snapshot, toks *Tokens) Match {
+// one, leaving out those named by forged (see Request.Forged).
+func (d *Decider) choose(snap *Snapshot, toks *Tokens, forged string) Match {
+	var m Match
 	if snap.groups != nil {
-		return snap.groups.Choose(toks)
+		m = snap.groups.Choose(toks)
+	} else {
+		m = ChooseGroups(snap.Robots, toks)
 	}
-	return ChooseGroups(snap.Robots, toks)
+	if forged != "" {
+		m.drop(forged)
+	}
+	return m
 }
 
 // judgeReadings decides every reading under g and returns the first

@@ -117,6 +117,31 @@ func TestDecideTwoGroupsBothDeny(t *testing.T) {
 	}
 }
 
+// A client whose claimed token was found forged is judged as if its
+// header did not name it: by the "*" group, as the crawler it still says
+// it is.
+func TestDecideForged(t *testing.T) {
+	snap := inlineSnapshot(t, decideRobots)
+	d := NewDecider(Policy{}, nil)
+	for _, c := range []struct {
+		forged  string
+		allowed bool
+		reason  Reason
+		token   string
+	}{
+		{"", true, ReasonNamedGroup, "Googlebot"},              // Googlebot's group allows /private/
+		{"Googlebot", false, ReasonWildcardGroup, "Googlebot"}, // the "*" group does not
+		{"googlebot", false, ReasonWildcardGroup, "Googlebot"},
+		{"GPTBot", true, ReasonNamedGroup, "Googlebot"}, // a token the header does not name changes nothing
+	} {
+		var rd Readings
+		dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: uaGooglebot, Forged: c.forged}, &rd)
+		if dec.Allowed != c.allowed || dec.Reason != c.reason || dec.Token != c.token {
+			t.Errorf("Decide(forged %q) = %v, %v, %q; want %v, %v, %q", c.forged, dec.Allowed, dec.Reason, dec.Token, c.allowed, c.reason, c.token)
+		}
+	}
+}
+
 // TestDecideWithoutFile checks the decisions when robots.txt could not be
 // read (RFC 9309 §2.3.1.3 and §2.3.1.4).
 func TestDecideWithoutFile(t *testing.T) {

@@ -1,6 +1,10 @@
 package enforce
 
-import "github.com/robotsenforce/caddy-robots-enforce/rules"
+import (
+	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
 
 // MaxGroups is the number of distinct named groups one request is held to.
 // A header names one crawler, or two when a crawler mentions another
@@ -166,4 +170,17 @@ func (f *groupFilter) add(tok string) {
 func (f *groupFilter) mayName(h uint32) bool {
 	k := h >> (32 - filterBits)
 	return f[k/64]&(1<<(k%64)) != 0
+}
+
+// drop removes the groups that the candidate tok named, compared without
+// regard to case.
+func (m *Match) drop(tok string) {
+	n := uint8(0)
+	for i := range m.n {
+		if !strings.EqualFold(m.tokens[i], tok) {
+			m.groups[n], m.tokens[n] = m.groups[i], m.tokens[i]
+			n++
+		}
+	}
+	m.n = n
 }

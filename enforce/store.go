@@ -266,3 +266,27 @@ func (s *Store) Close() error {
 	s.fetches.Wait()
 	return nil
 }
+
+// Stats tells, at now, how many hosts the store tracks by the access of
+// the content in force (available, unavailable, unreachable: the last also
+// for long_unreachable), and the age of the oldest available copy (0 when
+// there is none). It reads every host: for metrics, not requests.
+func (s *Store) Stats(now time.Time) (byAccess map[AccessResult]int, oldest time.Duration) {
+	byAccess = make(map[AccessResult]int, 3)
+	s.hosts.Range(func(_, v any) bool {
+		snap := v.(*hostEntry).snap.Load()
+		if snap == nil || snap.Refusal != RefusalNone {
+			return true
+		}
+		a := snap.Access
+		if a == AccessLongUnreachable {
+			a = AccessUnreachable
+		}
+		byAccess[a]++
+		if snap.Robots != nil {
+			oldest = max(oldest, now.Sub(snap.FetchedAt))
+		}
+		return true
+	})
+	return byAccess, oldest
+}

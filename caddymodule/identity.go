@@ -1,0 +1,193 @@
+package caddymodule
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"sync"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+	"github.com/robotsenforce/caddy-robots-enforce/verify"
+)
+
+// Verify configures crawler identity verification: whether a client that
+// names a crawler's product token in its User-Agent is that crawler (see
+// package verify). It is on by default, with the built-in sources.
+type Verify struct {
+	// Off turns verification off: every claim is taken as made.
+	Off bool `json:"off,omitempty"`
+	// Builtin is "on" (the default) or "off": whether the built-in
+	// published range lists and reverse DNS domains are used. Off, only
+	// those configured here are: for servers that must not reach the
+	// crawler operators' sites, or that keep their own copies.
+	Builtin string `json:"builtin,omitempty"`
+	// IPRanges replace the built-in published range lists of the tokens
+	// they name with the operator's own (a file path or an http(s) URL,
+	// in the published format).
+	IPRanges []IPRanges `json:"ip_ranges,omitempty"`
+	// ReverseDNS maps a product token to the domain suffixes its clients'
+	// reverse DNS names must lie under, replacing the built-in ones for
+	// that token.
+	ReverseDNS map[string][]string `json:"reverse_dns,omitempty"`
+	// WebBotAuth is "on" (the default) or "off": verification of signed
+	// requests (HTTP Message Signatures, Web Bot Auth).
+	WebBotAuth string `json:"web_bot_auth,omitempty"`
+	// Forged says what a client that fails to prove its claim gets:
+	// "wildcard" (the default: judged as an unnamed crawler, by the "*"
+	// group), "deny" (refused outright) or "ignore" (judged as claimed, and
+	// recorded as forged).
+	Forged string `json:"forged,omitempty"`
+	// Pending says how a claim whose proof is not in yet is judged:
+	// "claimed" (the default: as claimed, so a real crawler is never
+	// refused while DNS answers) or "wildcard".
+	Pending string `json:"pending,omitempty"`
+	// Resolver is the DNS server ("host:port") reverse DNS asks; empty
+	// means the system's resolver.
+	Resolver string `json:"resolver,omitempty"`
+}
+
+// IPRanges names an operator's own range list for a product token.
+type IPRanges struct {
+	Token  string `json:"token"`
+	Source string `json:"source"`
+}
+
+// validate checks the configuration.
+func (v *Verify) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for _, onOff := range [...][2]string{{"web_bot_auth", v.WebBotAuth}, {"builtin", v.Builtin}} {
+		if onOff[1] != "" && onOff[1] != "on" && onOff[1] != "off" {
+			bad("verify %s %q: want on or off", onOff[0], onOff[1])
+		}
+	}
+	switch v.Forged {
+	case "", "wildcard", "deny", "ignore":
+	default:
+		bad("verify forged %q: want wildcard, deny or ignore", v.Forged)
+	}
+	switch v.Pending {
+	case "", "claimed", "wildcard":
+	default:
+		bad("verify pending %q: want claimed or wildcard", v.Pending)
+	}
+	for _, r := range v.IPRanges {
+		if !rules.IsProductToken(r.Token) || r.Source == "" {
+			bad("verify ip_ranges %q %q: want a product token and a file or URL", r.Token, r.Source)
+		}
+	}
+	for tok, suffixes := range v.ReverseDNS {
+		if !rules.IsProductToken(tok) || len(suffixes) == 0 {
+			bad("verify reverse_dns %q: want a product token and at least one domain suffix", tok)
+		}
+	}
+	return errs
+}
+
+// verifiers holds the verifiers of the handlers, by configuration, in
+// states' usage pool: a verifier's range lists and DNS answers outlive
+// config reloads as the robots.txt state does.
+type sharedVerifier struct {
+	v       *verify.Verifier
+	started sync.Once
+}
+
+// Destruct implements caddy.Destructor.
+func (s *sharedVerifier) Destruct() error { return s.v.Close() }
+
+// start starts the verifier's background work, once: on the first request
+// a handler serves, never while a configuration is only validated.
+func (s *sharedVerifier) start() {
+	s.started.Do(func() { go s.v.Start() })
+}
+
+// provisionVerifier builds, or finds, the verifier of the handler's
+// configuration.
+func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
+	cfg := h.Verify
+	if cfg == nil {
+		cfg = &Verify{}
+	}
+	if cfg.Off {
+		return nil
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("robots_enforce verify: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	key := "robots_enforce/verify/" + hex.EncodeToString(sum[:16])
+	log := h.logger.Named("verify")
+	m := h.metrics
+	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
+		vc := verify.Config{
+			ReverseDNS:          cfg.ReverseDNS,
+			WebBotAuth:          cfg.WebBotAuth != "off",
+			NoBuiltinLists:      cfg.Builtin == "off",
+			NoBuiltinReverseDNS: cfg.Builtin == "off",
+			OnEvent: func(ev verify.Event) {
+				if ev.Kind == verify.EventDNSLookup {
+					m.dnsLookups.WithLabelValues(ev.Result).Inc()
+				}
+			},
+			OnError: func(err error) { log.Warn("crawler verification", zap.Error(err)) },
+		}
+		if storage != nil {
+			vc.Storage = storage
+		}
+		for _, r := range cfg.IPRanges {
+			vc.RangeOverrides = append(vc.RangeOverrides, verify.RangeOverride{Token: r.Token, Source: r.Source})
+		}
+		if cfg.Resolver != "" {
+			vc.Resolver = verify.NewResolver(cfg.Resolver)
+		}
+		ver, err := verify.New(vc)
+		if err != nil {
+			return nil, err
+		}
+		return &sharedVerifier{v: ver}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("robots_enforce verify: %w", err)
+	}
+	h.verifier, h.verifierName = v.(*sharedVerifier), key
+	h.metrics.addVerifier(h.verifier.v)
+	h.forgedPolicy, h.pendingWildcard = cfg.Forged, cfg.Pending == "wildcard"
+	return nil
+}
+
+// identity verifies the claim of a client the rules bind, and applies the
+// policy to dec: a forged claim is judged as an unnamed crawler
+// ("wildcard"), refused ("deny") or only recorded ("ignore"); a pending
+// one is judged as claimed unless the policy says "wildcard". Browsers and
+// clients that claim no token the verifier knows cost a lookup in a small
+// table.
+func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce.Request, rd *enforce.Readings, dec *enforce.Decision) verify.Result {
+	if h.verifier == nil || dec.Token == "" || botClass(dec) == classNotAutomated {
+		return verify.Result{}
+	}
+	h.verifier.start()
+	addr, _ := netip.ParseAddr(clientIP(r))
+	res := h.verifier.v.Verify(dec.Token, addr, r)
+	h.metrics.countClaim(res)
+	forged := res.Outcome == verify.Forged
+	switch {
+	case forged && h.forgedPolicy == "deny":
+		dec.Allowed, dec.Reason, dec.Reading = false, enforce.ReasonForged, enforce.AsSent
+	case forged && h.forgedPolicy == "ignore":
+	case (forged || res.Outcome == verify.Pending && h.pendingWildcard) && dec.Named:
+		// Judged as the crawler it still says it is, without the token
+		// it could not prove.
+		req.Forged = dec.Token
+		h.decider.DecideInto(dec, snap, req, rd)
+	}
+	return res
+}
