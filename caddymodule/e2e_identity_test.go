@@ -81,7 +81,9 @@ http://:<PORT0> {
 
 	// "forged deny": refused outright, even where "*" allows.
 	c.load(site("deny"))
-	if !e2eEventually(func() bool { return c.getWith(0, "", "/public", e2eGooglebot, from("198.51.100.9")).status == http.StatusForbidden }) {
+	if !e2eEventually(func() bool {
+		return c.getWith(0, "", "/public", e2eGooglebot, from("198.51.100.9")).status == http.StatusForbidden
+	}) {
 		t.Error("forged deny: a forged Googlebot was let through to /public")
 	}
 	if r := c.getWith(0, "", "/public", e2eGooglebot, from("192.0.2.8")); r.status != http.StatusOK {
