@@ -85,7 +85,7 @@ func TestParseLineFields(t *testing.T) {
 			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
 		}
 	}
-	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched {
+	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode {
 		t.Errorf("grace %v, fetched %v, has %b", r.grace, r.fetched, r.has)
 	}
 
