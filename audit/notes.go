@@ -24,7 +24,7 @@ func (r *Report) notes() []string {
 		add("Records without a readable time: %s; they are counted, but not in first or last seen, nor over time.", commas(m.Time))
 	}
 	if l := r.Legacy; l.Denials > 0 {
-		counted := commas(l.Violations) + " counted as violations"
+		counted := pluralVerb(l.Violations, "counted as a violation", "counted as violations")
 		if g := l.Denials - l.Violations; g > 0 {
 			counted += ", " + commas(g) + " as grace"
 		}
