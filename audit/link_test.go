@@ -28,7 +28,9 @@ func TestLink(t *testing.T) {
 		ip    = "198.51.100.7"
 		chrom = "Chrome"
 	)
-	at := func(sec float64) time.Time { return time.Unix(1795341600, 0).Add(time.Duration(sec * float64(time.Second))).UTC() }
+	at := func(sec float64) time.Time {
+		return time.Unix(1795341600, 0).Add(time.Duration(sec * float64(time.Second))).UTC()
+	}
 	tests := []struct {
 		name       string
 		log        string
