@@ -29,7 +29,7 @@ const (
 
 // Geometry of the charts, in CSS pixels.
 const (
-	barLabelWidth = 280.0
+	barLabelWidth = 400.0 // "ExampleBot (unverified) at https://www.example.com"
 	barWidth      = 480.0
 	barRowHeight  = 22.0
 	barHeight     = 14.0
@@ -71,6 +71,8 @@ type htmlRow struct {
 	Rate, AfterFetch     string
 	ViolationsText       string
 	Fetched, First, Last string
+	FetchedText          string // without the time
+	FetchedAt            string
 	Paths                []htmlPath
 	Versions             []htmlVersion
 	Judged               []htmlVersion
@@ -82,9 +84,14 @@ type htmlVersion struct{ Hash, Count string }
 
 type htmlBarChart struct {
 	Width, Height string
+	LabelX        string
+	Keys          []htmlKey
 	Rows          []htmlBarRow
 	More          int
 }
+
+// htmlKey is one entry of a chart's legend.
+type htmlKey struct{ Class, X, TextX, Label string }
 
 type htmlBarRow struct {
 	Agent, Host, Label string
@@ -144,6 +151,7 @@ func htmlRowOf(c *Crawler) htmlRow {
 		Violations: commas(c.Violations), Protective: commas(c.Protective), Rate: percent(c.ViolationRate),
 		ViolationsText: plural(c.Violations, "violation"),
 		AfterFetch:     commas(c.ViolationsAfterFetch), Fetched: fetchedDetail(c),
+		FetchedText: fetchedText(c), FetchedAt: timeText(c.FetchedBy),
 		First: timeText(c.FirstSeen), Last: timeText(c.LastSeen),
 	}
 	for _, p := range c.TopPaths {
@@ -180,7 +188,18 @@ func (r *Report) barChart() htmlBarChart {
 	ch := htmlBarChart{
 		Width:  px(barLabelWidth + barWidth + 160),
 		Height: px(barTop + barRowHeight*float64(len(shown)) + 4),
+		LabelX: px(barLabelWidth - 8),
 		More:   more,
+	}
+	x := barLabelWidth
+	for _, k := range []struct{ class, label string }{
+		{"after-fetch", "violations after fetching robots.txt"},
+		{"before-fetch", "other violations"},
+		{"protective", "protective"},
+		{"grace", "grace"},
+	} {
+		ch.Keys = append(ch.Keys, htmlKey{Class: k.class, X: px(x), TextX: px(x + 15), Label: k.label})
+		x += 15 + 7*float64(len(k.label)) + 20 // about 7 px a character
 	}
 	for i, c := range shown {
 		y := barTop + barRowHeight*float64(i)
