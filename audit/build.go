@@ -84,24 +84,35 @@ func identityOrder(id string) int {
 // group by identity.
 func sortRows(rows []*crawler) {
 	type totals struct{ violations, requests int64 }
-	groups := make(map[string]totals)
-	group := func(c *crawler) string { return c.agentKey + "\x00" + c.hostKey }
-	for _, c := range rows {
-		t := groups[group(c)]
-		t.violations += c.violations
-		t.requests += c.requests
-		groups[group(c)] = t
+	groups := make(map[[2]string]*totals)
+	type row struct {
+		c *crawler
+		g *totals
 	}
-	slices.SortFunc(rows, func(x, y *crawler) int {
-		gx, gy := groups[group(x)], groups[group(y)]
+	sorted := make([]row, len(rows))
+	for i, c := range rows {
+		k := [2]string{c.agentKey, c.hostKey}
+		g := groups[k]
+		if g == nil {
+			g = &totals{}
+			groups[k] = g
+		}
+		g.violations += c.violations
+		g.requests += c.requests
+		sorted[i] = row{c, g}
+	}
+	slices.SortFunc(sorted, func(x, y row) int {
 		return cmp.Or(
-			cmp.Compare(gy.violations, gx.violations),
-			cmp.Compare(gy.requests, gx.requests),
-			cmp.Compare(x.agentKey, y.agentKey),
-			cmp.Compare(x.hostKey, y.hostKey),
-			cmp.Compare(identityOrder(x.identity), identityOrder(y.identity)),
-			cmp.Compare(x.identity, y.identity))
+			cmp.Compare(y.g.violations, x.g.violations),
+			cmp.Compare(y.g.requests, x.g.requests),
+			cmp.Compare(x.c.agentKey, y.c.agentKey),
+			cmp.Compare(x.c.hostKey, y.c.hostKey),
+			cmp.Compare(identityOrder(x.c.identity), identityOrder(y.c.identity)),
+			cmp.Compare(x.c.identity, y.c.identity))
 	})
+	for i := range sorted {
+		rows[i] = sorted[i].c
+	}
 }
 
 func (a *Auditor) crawlerReport(c *crawler, lo, hi int) Crawler {
