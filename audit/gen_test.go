@@ -103,7 +103,7 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 //	go test -run TestGenLog ./audit/ -genlog /tmp/robots-1g.log -genlog-size 1073741824 [-genlog-version 1]
 //	/usr/bin/time -v caddy robots audit /tmp/robots-1g.log
 var (
-	genLogPath = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
+	genLogPath    = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
 	genLogSize    = flag.Int64("genlog-size", 1<<30, "the generated log's size in octets")
 	genLogVersion = flag.Int("genlog-version", 2, "the generated log's record version, 1 or 2")
 )
