@@ -9,9 +9,10 @@ const (
 	// DefaultMaxCrawlers bounds the rows (agent, site, identity) counted
 	// apart: a site sees a few hundred crawlers, over a few dozen sites,
 	// while a client that invents User-Agents must not grow memory without
-	// end. Each row costs at most some 35 KiB (its path counters full of
-	// paths of MaxPathLength, and MaxClientIPs addresses), about 350 MiB
-	// for all; a row with only allowed records, about 2 KiB.
+	// end. Each row costs at most some 45 KiB (its path counters full of
+	// paths of MaxPathLength, MaxClientIPs addresses and
+	// MaxViolationTimes times), about 450 MiB for all; a row with only
+	// allowed records, about 2 KiB.
 	DefaultMaxCrawlers = 10000
 	// DefaultPathCounters is how many paths each row counts (see the
 	// package documentation for the accuracy this gives).
@@ -46,6 +47,13 @@ const (
 	// is fetched by a few thousand clients a day. Serves past it are
 	// counted in Report.Fetches.Dropped and link nothing.
 	MaxFetchKeys = 200000
+	// MaxViolationTimes is how many times of violations whose record shows
+	// no robots.txt fetch a row keeps, to count those made after a fetch
+	// that another log shows (a serve linked by token or IP): 8 KiB a row.
+	// Past it, such violations count as made after a fetch only when the
+	// row's first fetch came before its first violation
+	// (Report.Fetches.RowsPastTimes counts such rows).
+	MaxViolationTimes = 1024
 	// maxIdentityLength cuts an identity value the audit does not know.
 	maxIdentityLength = 32
 )
@@ -161,8 +169,13 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 		}
 	}
 	fetched := c.fetchEvidence(rec, ns, timed)
-	if rec.outcome == outViolation && fetched {
-		c.afterFetch++
+	if rec.outcome == outViolation {
+		switch {
+		case fetched:
+			c.afterFetch++
+		case timed:
+			c.unfetched(ns)
+		}
 	}
 	if !timed {
 		return

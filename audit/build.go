@@ -60,6 +60,13 @@ func (a *Auditor) Report() *Report {
 			r.Fetches.RowsPastIPs++
 		}
 	}
+	for _, rs := range [][]Crawler{r.Crawlers, r.Forgeries} {
+		for i := range rs {
+			if rs[i].afterFetchBound {
+				r.Fetches.RowsPastTimes++
+			}
+		}
+	}
 	r.OnlyDenials = requests > 0 && allowed == 0
 	return r
 }
@@ -138,6 +145,9 @@ func (a *Auditor) crawlerReport(c *crawler, lo, hi int) Crawler {
 		JudgedVersions:       sortedVersions(c.judged),
 	}
 	link, at, fetched := a.fetches.link(c)
+	later, exact := c.afterFetchAt(at)
+	out.ViolationsAfterFetch += later
+	out.afterFetchBound = !exact
 	out.FetchedRobots = fetched
 	out.FetchedLink = link.String()
 	out.FetchUnknown = !fetched && !c.fetchKnown

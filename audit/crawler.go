@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"slices"
 )
 
 // crawler holds the counts of one row: an agent, on one site (or host),
@@ -25,6 +26,14 @@ type crawler struct {
 	fetchedAt  int64 // the earliest; -1 when one had no time; 0 none
 	recordLink linkKind
 	fetchKnown bool // a record said whether it had fetched
+
+	// Times of violations whose record shows no fetch, to count those
+	// made after a fetch that only the serves show.
+	unlinked     []int64
+	unlinkedN    int64 // how many there were
+	unlinkedMore bool  // more than MaxViolationTimes
+	unlinkedMin  int64 // the earliest and latest of all of them
+	unlinkedMax  int64
 
 	// Client IPs, for linking robots.txt serves by IP.
 	ips         map[string]struct{}
@@ -213,6 +222,37 @@ func (c *crawler) count(rec *rawRecord, pathCounters int) {
 		}
 	}
 	c.versions = countVersion(c.versions, rec.hash)
+}
+
+// unfetched notes the time of a violation whose record shows no fetch.
+func (c *crawler) unfetched(ns int64) {
+	c.unlinkedN++
+	if c.unlinkedMin == 0 || ns < c.unlinkedMin {
+		c.unlinkedMin = ns
+	}
+	c.unlinkedMax = max(c.unlinkedMax, ns)
+	if len(c.unlinked) < MaxViolationTimes {
+		c.unlinked = append(c.unlinked, ns)
+		return
+	}
+	c.unlinkedMore = true
+}
+
+// afterFetchAt returns how many of the violations whose record shows no
+// fetch were made at or after at, a fetch's time (Unix ns; -1 or 0 for
+// none known), and whether the count is exact. Past MaxViolationTimes it
+// counts all of them when at is before the first, none when it is after
+// the last, and among the times kept otherwise (a lower bound).
+func (c *crawler) afterFetchAt(at int64) (int64, bool) {
+	if at <= 0 || c.unlinkedN == 0 || at > c.unlinkedMax {
+		return 0, true
+	}
+	if at <= c.unlinkedMin {
+		return c.unlinkedN, true
+	}
+	slices.Sort(c.unlinked)
+	i, _ := slices.BinarySearch(c.unlinked, at)
+	return int64(len(c.unlinked) - i), !c.unlinkedMore
 }
 
 // addIP adds a client IP to the row's set. It reports true when the

@@ -167,8 +167,8 @@ func htmlRowOf(c *Crawler) htmlRow {
 }
 
 // barChart draws denials per crawler: one bar per crawler row with
-// denials, split into violations after a robots.txt fetch its record
-// shows, other violations, protective denials and grace. Forgeries have
+// denials, split into violations after a known robots.txt fetch, other
+// violations, protective denials and grace. Forgeries have
 // no bar: they are no crawler's.
 func (r *Report) barChart() htmlBarChart {
 	var shown []*Crawler
@@ -215,7 +215,7 @@ func (r *Report) barChart() htmlBarChart {
 			what  string
 		}{
 			{"bar after-fetch", c.ViolationsAfterFetch, "violations after fetching robots.txt"},
-			{"bar before-fetch", c.Violations - c.ViolationsAfterFetch, "violations whose record shows no robots.txt fetch"},
+			{"bar before-fetch", c.Violations - c.ViolationsAfterFetch, "violations not known to follow a robots.txt fetch"},
 			{"bar protective", c.Protective, "protective denials (not violations)"},
 			{"bar grace", c.Grace, "grace denials (robots.txt changed within a day)"},
 		} {

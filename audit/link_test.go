@@ -40,22 +40,22 @@ func TestLink(t *testing.T) {
 		by         time.Time
 		afterFetch int64
 	}{
-		{"token", serve(www, "203.0.113.1", 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (token)", at(1), 0},
+		{"token", serve(www, "203.0.113.1", 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (token)", at(1), 1},
 		{"token, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, "203.0.113.1", 3, "examplebot"), Filter{}, 0, "yes (token)", at(3), 0},
-		{"ip, under a browser's User-Agent", serve(www, ip, 1, "Mozilla", chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (ip)", at(1), 0},
-		{"ip, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, ip, 1, "Mozilla", chrom), Filter{}, 0, "yes (ip)", at(1), 0},
+		{"ip, under a browser's User-Agent", serve(www, ip, 1, "Mozilla", chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (ip)", at(1), 1},
+		{"ip, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, ip, 1, "Mozilla", chrom), Filter{}, 0, "yes (ip)", at(1), 1},
 		{"another ip", serve(www, "198.51.100.8", 1, chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
 		{"another site", serve("https://blog.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
 		{"another scheme", serve("http://www.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
-		{"token and ip: token, the earliest time", serve(www, ip, 1, chrom) + serve(www, "203.0.113.1", 5, "ExampleBot") + crawl("ExampleBot", www, ip, 9), Filter{}, 0, "yes (token)", at(1), 0},
+		{"token and ip: token, the earliest time", serve(www, ip, 1, chrom) + serve(www, "203.0.113.1", 5, "ExampleBot") + crawl("ExampleBot", www, ip, 9), Filter{}, 0, "yes (token)", at(1), 1},
 		{"the record's own ip link", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "ip", "served_at", 1795341604.5), Filter{}, 0, "yes (ip)", at(4.5), 1},
 		{"the record's own link, unnamed", crawl("ExampleBot", www, ip, 9, "served_robots", true), Filter{}, 0, "yes", at(9), 1},
 		{"served_robots false beats agent_fetched_robots", crawl("ExampleBot", www, ip, 9, "agent_fetched_robots", true), Filter{}, 0, "no", time.Time{}, 0},
 		{"version 1, agent_fetched_robots", v1("ExampleBot", "deny", "agent_fetched_robots", true), Filter{}, 0, "yes (token)", time.Unix(1795341600, 5e8).UTC(), 1},
 		{"a forger is not linked by its claimed token", serve(www, "20.171.207.10", 1, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "no", time.Time{}, 0},
-		{"a forger is linked by its own ip", serve(www, ip, 1, chrom) + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "yes (ip)", at(1), 0},
-		{"the agent filter leaves serves alone", serve(www, ip, 1, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Agent: "examplebot"}, 0, "yes (ip)", at(1), 0},
-		{"a serve a day before since counts", serve(www, ip, -86000, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "yes (ip)", at(-86000), 0},
+		{"a forger is linked by its own ip", serve(www, ip, 1, chrom) + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "yes (ip)", at(1), 1},
+		{"the agent filter leaves serves alone", serve(www, ip, 1, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Agent: "examplebot"}, 0, "yes (ip)", at(1), 1},
+		{"a serve a day before since counts", serve(www, ip, -86000, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "yes (ip)", at(-86000), 1},
 		{"a serve over a day before since does not", serve(www, ip, -86500, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "no", time.Time{}, 0},
 		{"a serve after until does not", serve(www, ip, 5, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Until: at(4)}, 0, "no", time.Time{}, 0},
 		{"a serve of another host is filtered", serve("https://blog.example.com", ip, 1, chrom) + crawl("ExampleBot", "https://blog.example.com", ip, 2), Filter{Host: "www.example.com"}, -2, "", time.Time{}, 0},
@@ -184,6 +184,40 @@ func TestModeFilter(t *testing.T) {
 		r := a.Report()
 		if r.Total.Records-r.Total.Filtered != tt.kept || r.Total.Filtered != tt.filtered || r.Crawlers[0].Mode != tt.rowMode {
 			t.Errorf("mode %q: kept %d, filtered %d, row mode %q; want %d, %d, %q", tt.mode, r.Total.Records-r.Total.Filtered, r.Total.Filtered, r.Crawlers[0].Mode, tt.kept, tt.filtered, tt.rowMode)
+		}
+	}
+}
+
+// TestAfterFetchPastTimes checks AFTER FETCH for a row with more
+// violations without a fetch on record than it keeps times of: exact when
+// the fetch came before them all, a lower bound, said so, otherwise.
+func TestAfterFetchPastTimes(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxViolationTimes + 10 {
+		b.WriteString(crawl("Spider", "https://example.com", "192.0.2.1", 10+float64(i)/1000))
+	}
+	crawls := b.String()
+	for _, tt := range []struct {
+		name       string
+		fetch      float64
+		afterFetch int64
+		bound      int
+	}{
+		{"fetched before", 5, MaxViolationTimes + 10, 0},
+		{"fetched after", 100, 0, 0},
+		// Violations at 10.000 to 11.033; the times kept are the first
+		// 1,024 read, up to 11.023.
+		{"fetched between", 11, 24, 1},
+	} {
+		a := New(Options{})
+		log := crawls + serve("https://example.com", "192.0.2.1", tt.fetch, "Chrome")
+		if _, err := a.Read("times.log", strings.NewReader(log)); err != nil {
+			t.Fatal(err)
+		}
+		r := a.Report()
+		c := &r.Crawlers[0]
+		if c.ViolationsAfterFetch != tt.afterFetch || r.Fetches.RowsPastTimes != tt.bound || c.Violations != MaxViolationTimes+10 {
+			t.Errorf("%s: %d of %d after fetch, %d rows past times; want %d, %d", tt.name, c.ViolationsAfterFetch, c.Violations, r.Fetches.RowsPastTimes, tt.afterFetch, tt.bound)
 		}
 	}
 }

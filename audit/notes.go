@@ -56,6 +56,10 @@ func (r *Report) notes() []string {
 		add("%s from more than %d client IPs: a robots.txt fetch from one of the others links only if it was read before that address's first record.",
 			pluralVerb(int64(f.RowsPastIPs), "row came", "rows came"), MaxClientIPs)
 	}
+	if f := r.Fetches; f.RowsPastTimes > 0 {
+		add("AFTER FETCH is a lower bound for %s: of their violations without a fetch on record, only the first %s read are compared with a fetch that other logs show.",
+			pluralVerb(int64(f.RowsPastTimes), "row", "rows"), commas(MaxViolationTimes))
+	}
 	for _, in := range r.Inputs {
 		if in.Warning != "" {
 			add("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, "."))

@@ -52,6 +52,7 @@ var noteKeys = map[string]string{
 	"paths":        "Path counts marked ~",
 	"dropped":      "not kept for linking",
 	"ips":          "client IPs: a robots.txt fetch from one of the others",
+	"times":        "AFTER FETCH is a lower bound",
 	"warning":      "zstd-compressed",
 }
 
@@ -91,6 +92,7 @@ func TestNotesOfLimits(t *testing.T) {
 		{FetchStats{Serves: 5}, nil},
 		{FetchStats{Dropped: 1}, []string{"dropped"}},
 		{FetchStats{Dropped: 2, RowsPastIPs: 3}, []string{"dropped", "ips"}},
+		{FetchStats{RowsPastTimes: 1}, []string{"times"}},
 	} {
 		r := &Report{Fetches: tt.f}
 		if got := notesOf(r.notes()); !slices.Equal(got, tt.want) {

@@ -97,6 +97,10 @@ type FetchStats struct {
 	// RowsPastIPs counts the rows with more client IPs than MaxClientIPs,
 	// whose links by IP may depend on the order the logs were read in.
 	RowsPastIPs int `json:"rows_past_ips"`
+	// RowsPastTimes counts the rows whose ViolationsAfterFetch is a lower
+	// bound: more violations without a fetch on record than
+	// MaxViolationTimes, and a fetch that other logs show after the first.
+	RowsPastTimes int `json:"rows_past_times"`
 }
 
 // Timeline is the layout of the time buckets: Count buckets of Seconds
@@ -166,10 +170,13 @@ type Crawler struct {
 	// fetched robots.txt (an older record schema), and no serve links to
 	// it.
 	FetchUnknown bool `json:"fetch_unknown,omitempty"`
-	// ViolationsAfterFetch counts the violations whose record says the
-	// crawler had been served robots.txt (served_robots, or
-	// agent_fetched_robots in older records).
+	// ViolationsAfterFetch counts the violations made after the crawler
+	// had fetched robots.txt: those whose record says it had been served
+	// robots.txt (served_robots, or agent_fetched_robots in older records),
+	// and those made at or after FetchedBy, a fetch that the serves of any
+	// log show.
 	ViolationsAfterFetch int64 `json:"violations_after_fetch"`
+	afterFetchBound      bool  // ViolationsAfterFetch is a lower bound
 	// ClientIPs counts the client IPs of its records, up to MaxClientIPs;
 	// ClientIPsMore tells that there were more.
 	ClientIPs     int  `json:"client_ips"`

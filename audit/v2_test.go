@@ -37,8 +37,10 @@ func TestV2Log(t *testing.T) {
 		// after the switch to enforce mode: one row.
 		"AhrefsBot (unverified) at http://localhost:8081": {3, 1, 2, 0, 0, 2, "yes (token)", "enforce+log", 1},
 		// Fetched robots.txt under a browser's User-Agent: linked by IP,
-		// by the serve line of instance b and by its own record there.
-		"ExampleBot (unverified) at https://www.example.com": {3, 1, 2, 0, 0, 1, "yes (ip)", "enforce", 1},
+		// by the serve line of instance b and by its own record there;
+		// both violations came after that fetch, though instance a's
+		// record did not know of it.
+		"ExampleBot (unverified) at https://www.example.com": {3, 1, 2, 0, 0, 2, "yes (ip)", "enforce", 1},
 		// Never fetched robots.txt.
 		"CCBot (unverified) at https://www.example.com": {2, 0, 2, 0, 0, 0, "no", "enforce", 1},
 		// No product token claimed: no identity.
