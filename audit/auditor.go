@@ -58,7 +58,8 @@ const (
 	maxIdentityLength = 32
 )
 
-// The row that counts every row past Options.MaxCrawlers.
+// The row that counts every row past Options.MaxCrawlers (and, with
+// identity forged, every forgery past it).
 const (
 	OtherAgent = "(other)"
 	OtherHost  = "(other)"
@@ -94,7 +95,8 @@ type Auditor struct {
 	long    []byte // a line longer than the read buffer
 	key     []byte
 	pairs   map[string]*crawler
-	other   *crawler
+	other   *crawler // the rows past MaxCrawlers
+	forged  *crawler // the forgeries past MaxCrawlers
 	fetches fetchIndex
 	tl      timeline
 	total   LineCounts
@@ -211,8 +213,10 @@ func (a *Auditor) moveSeries(old, cur timeline) {
 			c.series = remap(c.series, old, cur)
 		}
 	}
-	if a.other != nil && a.other.series != nil {
-		a.other.series = remap(a.other.series, old, cur)
+	for _, c := range []*crawler{a.other, a.forged} {
+		if c != nil && c.series != nil {
+			c.series = remap(c.series, old, cur)
+		}
 	}
 }
 

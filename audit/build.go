@@ -49,6 +49,11 @@ func (a *Auditor) Report() *Report {
 		allowed += a.other.allowed
 		requests += a.other.requests
 	}
+	if a.forged != nil {
+		forged = append(forged, a.forged)
+		allowed += a.forged.allowed
+		requests += a.forged.requests
+	}
 	for _, c := range rows {
 		r.Crawlers = append(r.Crawlers, a.crawlerReport(c, lo, hi))
 	}

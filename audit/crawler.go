@@ -159,10 +159,15 @@ func (a *Auditor) row(rec *rawRecord) *crawler {
 		return c
 	}
 	if len(a.pairs) >= a.opts.MaxCrawlers {
-		if a.other == nil {
-			a.other = &crawler{agent: OtherAgent, host: OtherHost, identity: IdentityNone}
+		// Forgeries stay apart from crawlers even here.
+		other, id := &a.other, IdentityNone
+		if identityOf(k[nh+1:]) == IdentityForged {
+			other, id = &a.forged, IdentityForged
 		}
-		return a.other
+		if *other == nil {
+			*other = &crawler{agent: OtherAgent, host: OtherHost, identity: id}
+		}
+		return *other
 	}
 	c := &crawler{
 		agent: string(agent), host: string(host),
