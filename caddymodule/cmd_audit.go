@@ -126,7 +126,11 @@ func readAuditOptions(fl caddycmd.Flags, now time.Time) (auditOptions, error) {
 	if len(fl.Args()) == 0 {
 		errs = append(errs, errors.New("no logs to read: give log files, glob patterns, or - for standard input"))
 	} else if o.inputs, err = audit.ExpandInputs(fl.Args()); err != nil {
-		errs = append(errs, err)
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = append(errs, joined.Unwrap()...) // one line, "; " between
+		} else {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return o, joinErrors(errs)

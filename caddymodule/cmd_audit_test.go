@@ -115,6 +115,7 @@ func TestAuditCommandErrors(t *testing.T) {
 		{"pattern without a match", []string{auditTestLog, filepath.Join(dir, "*.log")}, `no file matches "` + filepath.Join(dir, "*.log") + `"`},
 		{"bad pattern", []string{filepath.Join(dir, "[.log")}, "syntax error in pattern"},
 		{"mode", []string{"--mode", "audit", auditTestLog}, `--mode "audit": want enforce or log`},
+		{"every error on one line", []string{"--top", "0", filepath.Join(dir, "a*.log"), filepath.Join(dir, "b*.log")}, `--top 0: want 1 to 64; no file matches "` + filepath.Join(dir, "a*.log") + `"; no file matches "` + filepath.Join(dir, "b*.log") + `"`},
 		{"format", []string{"--format", "xml", auditTestLog}, `format "xml"`},
 		{"since", []string{"--since", "last week", auditTestLog}, `--since: time "last week"`},
 		{"since after until", []string{"--since", "2026-11-21", "--until", "2026-11-20", auditTestLog}, "is not before --until"},
