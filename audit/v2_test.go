@@ -146,8 +146,13 @@ func TestOrderIndependence(t *testing.T) {
 		files = append(files, b)
 		lines = append(lines, strings.SplitAfter(string(b), "\n")...)
 	}
+	// One more record in other spellings of an agent and a site: the
+	// spelling shown must not depend on which is read first.
+	spelled := v2("examplebot", "allow", "allowed", "site", "HTTPS://WWW.EXAMPLE.COM")
+	files = append(files, []byte(spelled))
+	lines = append(lines, spelled)
 	want := report(files...)
-	if got := report(files[1], files[0]); got != want {
+	if got := report(files[2], files[1], files[0]); got != want {
 		t.Errorf("b then a differs from a then b:\n%s", lineDiff(want, got))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
