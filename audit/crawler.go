@@ -221,9 +221,11 @@ func (c *crawler) count(rec *rawRecord, pathCounters int) {
 	case bytes.Equal(rec.mode, modeLogText):
 		c.modes |= modeLog
 	}
-	for i, name := range methodNames {
-		if string(rec.method) == name {
-			c.methods |= 1 << i
+	if len(rec.method) > 0 {
+		for i, name := range methodNames {
+			if string(rec.method) == name {
+				c.methods |= 1 << i
+			}
 		}
 	}
 	c.versions = countVersion(c.versions, rec.hash)
