@@ -50,9 +50,10 @@ const (
 	// MaxViolationTimes is how many times of violations whose record shows
 	// no robots.txt fetch a row keeps, to count those made after a fetch
 	// that another log shows (a serve linked by token or IP): 8 KiB a row.
-	// Past it, such violations count as made after a fetch only when the
-	// row's first fetch came before its first violation
-	// (Report.Fetches.RowsPastTimes counts such rows).
+	// Past it, the count is exact when the row's first fetch came before
+	// its first such violation or after its last, and otherwise counts
+	// among the times kept, a lower bound (Report.Fetches.RowsPastTimes
+	// counts such rows).
 	MaxViolationTimes = 1024
 	// maxIdentityLength cuts an identity value the audit does not know.
 	maxIdentityLength = 32
