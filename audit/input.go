@@ -91,9 +91,9 @@ func (a *Auditor) ReadFile(name string) (InputStats, error) {
 	return a.Read(name, f)
 }
 
-// Read reads the log r, naming it name, and counts its records. A gzip
-// stream (found by its magic number) is decompressed. Lines that are not
-// compliance records are counted and skipped; a compressed stream that
+// Read reads the log r, naming it name, and counts its records and
+// robots.txt serves. A gzip stream (found by its magic number) is
+// decompressed. Other lines are counted and skipped; a compressed stream that
 // ends early or is damaged ends the input with a Warning in the returned
 // stats (and the report), keeping what was read. Only a failure of r
 // itself is returned as an error; what was read before it still counts.
