@@ -1,72 +1,81 @@
 package audit
 
 import (
-	"bytes"
 	"time"
 )
 
 // Limits of an Auditor, each with its reason.
 const (
-	// DefaultMaxCrawlers bounds the (agent, host) pairs counted apart: a
-	// site sees a few hundred crawlers, over a few dozen hosts, while a
-	// client that invents User-Agents must not grow memory without end.
-	// Each pair costs at most some 30 KiB (its path counters full of paths
-	// of MaxPathLength), about 300 MiB for all; a pair with only allowed
-	// records, about 2 KiB.
+	// DefaultMaxCrawlers bounds the rows (agent, site, identity) counted
+	// apart: a site sees a few hundred crawlers, over a few dozen sites,
+	// while a client that invents User-Agents must not grow memory without
+	// end. Each row costs at most some 45 KiB (its path counters full of
+	// paths of MaxPathLength, MaxClientIPs addresses and
+	// MaxViolationTimes times), about 450 MiB for all; a row with only
+	// allowed records, about 2 KiB.
 	DefaultMaxCrawlers = 10000
-	// DefaultPathCounters is how many paths each pair counts (see the
+	// DefaultPathCounters is how many paths each row counts (see the
 	// package documentation for the accuracy this gives).
 	DefaultPathCounters = 64
-	// DefaultTopPaths is how many disallowed paths a report lists per pair.
+	// DefaultTopPaths is how many disallowed paths a report lists per row.
 	DefaultTopPaths = 10
 	// DefaultBuckets is how many time buckets the time line has: enough to
 	// see a day hour by hour, few enough to draw each crawler small.
 	DefaultBuckets = 48
-	// MaxVersions is how many robots.txt versions are counted per pair,
+	// MaxVersions is how many robots.txt versions are counted per row,
 	// the last of them standing for all those past the first
 	// MaxVersions-1 (OtherVersions). A robots.txt rarely changes more than a
 	// few times in the span of a log.
 	MaxVersions = 16
-	// MaxAgentLength, MaxHostLength and MaxPathLength cut the agents, hosts
-	// and paths kept (longer ones are counted under their first octets):
-	// product tokens are short, a DNS name is at most 253 octets, and a
-	// path of 256 octets says where a crawler went.
+	// MaxAgentLength, MaxHostLength and MaxPathLength cut the agents,
+	// sites and paths kept (longer ones are counted under their first
+	// octets): product tokens are short, a DNS name is at most 253 octets
+	// (a site adds a scheme and a port), and a path of 256 octets says
+	// where a crawler went.
 	MaxAgentLength = 128
-	MaxHostLength  = 260
+	MaxHostLength  = 270
 	MaxPathLength  = 256
+	// MaxClientIPs is how many client IPs a row keeps to link robots.txt
+	// fetches to it by IP: a crawler that fetched robots.txt under another
+	// User-Agent did so from an address it crawls from, and a crawler of a
+	// few addresses is the case that needs it. Past it, a fetch by IP links
+	// only when it was read before the row's record from that address
+	// (Report.Fetches.RowsPastIPs counts such rows).
+	MaxClientIPs = 64
+	// MaxFetchKeys bounds the robots.txt serves kept for linking, by
+	// (site, client IP) and by (site, token) together: a site's robots.txt
+	// is fetched by a few thousand clients a day. Serves past it are
+	// counted in Report.Fetches.Dropped and link nothing.
+	MaxFetchKeys = 200000
+	// MaxViolationTimes is how many times of violations whose record shows
+	// no robots.txt fetch a row keeps, to count those made after a fetch
+	// that another log shows (a serve linked by token or IP): 8 KiB a row.
+	// Past it, the count is exact when the row's first fetch came before
+	// its first such violation or after its last, and otherwise counts
+	// among the times kept, a lower bound (Report.Fetches.RowsPastTimes
+	// counts such rows).
+	MaxViolationTimes = 1024
+	// maxIdentityLength cuts an identity value the audit does not know.
+	maxIdentityLength = 32
 )
 
-// The pair that counts every (agent, host) pair past Options.MaxCrawlers.
+// The row that counts every row past Options.MaxCrawlers (and, with
+// identity forged, every forgery past it).
 const (
 	OtherAgent = "(other)"
 	OtherHost  = "(other)"
 )
 
-// Filter restricts which records a report counts. Its zero value counts
-// all.
-type Filter struct {
-	// Since and Until bound the records' times: Since inclusive, Until
-	// exclusive; zero is no bound. With either, records without a time are
-	// left out.
-	Since, Until time.Time
-	// Host keeps the records of one host, compared case-insensitively,
-	// and without the port when Host has none: "example.com" keeps
-	// "example.com:8443" too.
-	Host string
-	// Agent keeps the records of one product token, case-insensitively.
-	Agent string
-}
-
 // Options configure an Auditor. Zero fields take their defaults.
 type Options struct {
 	Filter Filter
-	// MaxCrawlers bounds the (agent, host) pairs counted apart; default
+	// MaxCrawlers bounds the rows counted apart; default
 	// DefaultMaxCrawlers.
 	MaxCrawlers int
-	// PathCounters is how many paths each pair counts; default
+	// PathCounters is how many paths each row counts; default
 	// DefaultPathCounters.
 	PathCounters int
-	// TopPaths is how many paths a report lists per pair, at most
+	// TopPaths is how many paths a report lists per row, at most
 	// PathCounters; default DefaultTopPaths.
 	TopPaths int
 	// Buckets is the time line's number of buckets; default
@@ -74,9 +83,10 @@ type Options struct {
 	Buckets int
 }
 
-// An Auditor reads compliance records and counts them per crawler and
-// host. Read logs with Read or ReadFile, in any order, then call Report.
-// An Auditor is not safe for concurrent use.
+// An Auditor reads compliance records and robots.txt serves and counts
+// them per crawler, site and identity. Read logs with Read or ReadFile, in
+// any order and interleaved in time as they may be, then call Report. An
+// Auditor is not safe for concurrent use.
 type Auditor struct {
 	opts    Options
 	since   int64 // Unix ns, 0 for none
@@ -86,30 +96,16 @@ type Auditor struct {
 	long    []byte // a line longer than the read buffer
 	key     []byte
 	pairs   map[string]*crawler
-	other   *crawler
+	other   *crawler // the rows past MaxCrawlers
+	forged  *crawler // the forgeries past MaxCrawlers
+	fetches fetchIndex
 	tl      timeline
 	total   LineCounts
 	missing Missing
+	legacy  Legacy
 	inputs  []InputStats
 	first   int64
 	last    int64
-}
-
-// crawler holds the counts of one (agent, host) pair.
-type crawler struct {
-	agent, host string // as first seen
-	requests    int64
-	allowed     int64
-	denied      int64
-	grace       int64
-	violations  int64
-	afterFetch  int64
-	fetchedAt   int64 // the first time a record said it had fetched; -1 when it had, without a time
-	fetchKnown  bool  // a record had agent_fetched_robots
-	first, last int64
-	paths       *spaceSaving
-	versions    []VersionCount
-	series      []Bucket
 }
 
 // New returns an Auditor.
@@ -144,100 +140,48 @@ func (a *Auditor) line(b []byte, st *LineCounts) {
 		st.skip(kind)
 		return
 	}
+	rec := &a.rec
+	ns, timed := recordTime(rec)
+	if rec.served {
+		st.Fetches++
+		if !a.keepServed(rec, ns, timed) {
+			st.FetchesFiltered++
+			return
+		}
+		a.fetches.add(rec, ns, timed)
+		return
+	}
 	st.Records++
-	ns, timed := recordTime(&a.rec)
-	if !a.keep(ns, timed) {
+	if !a.keep(rec, ns, timed) {
 		st.Filtered++
 		return
 	}
-	a.add(&a.rec, ns, timed)
+	a.add(rec, ns, timed)
 }
 
-// keep applies the filter.
-func (a *Auditor) keep(ns int64, timed bool) bool {
-	f := &a.opts.Filter
-	if (a.since != 0 || a.until != 0) && !timed {
-		return false
-	}
-	if a.since != 0 && ns < a.since || a.until != 0 && ns >= a.until {
-		return false
-	}
-	if f.Agent != "" && !bytes.EqualFold(a.rec.agent, []byte(f.Agent)) {
-		return false
-	}
-	return f.Host == "" || hostMatches(a.rec.host, f.Host)
-}
-
-// hostMatches compares a record's host with a filter's, ignoring the
-// record's port when the filter names none.
-func hostMatches(host []byte, filter string) bool {
-	if bytes.EqualFold(host, []byte(filter)) {
-		return true
-	}
-	if hasPort(filter) {
-		return false
-	}
-	return hasPort(string(host)) && bytes.EqualFold(host[:bytes.LastIndexByte(host, ':')], []byte(filter))
-}
-
-// hasPort reports whether a Host value ends in a port: "h:1", "[::1]:1".
-func hasPort(h string) bool {
-	i := len(h) - 1
-	for i >= 0 && isDigit(h[i]) {
-		i--
-	}
-	if i < 0 || i == len(h)-1 || h[i] != ':' {
-		return false
-	}
-	if h[0] == '[' {
-		return i > 0 && h[i-1] == ']'
-	}
-	for j := range i { // a bare IPv6 address has no port
-		if h[j] == ':' {
-			return false
-		}
-	}
-	return true
-}
-
-// add counts a record that passed the filter.
+// add counts a decision record that passed the filter.
 func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 	a.countMissing(rec, timed)
-	c := a.pair(rec.agent, rec.host)
-	c.requests++
-	fetched := rec.fetched == triTrue
-	c.fetchKnown = c.fetchKnown || rec.has&hasFetched != 0
-	deny := rec.verdict[0] == 'd'
-	var kind int
-	switch {
-	case !deny:
-		c.allowed++
-		kind = 0
-	case rec.grace == triTrue:
-		c.denied++
-		c.grace++
-		kind = 2
-	default:
-		c.denied++
-		c.violations++
-		kind = 1
-		if fetched {
+	c := a.row(rec)
+	c.count(rec, a.opts.PathCounters)
+	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 && c.addIP(rec.clientIP) {
+		// An address past MaxClientIPs: link what is known of it now.
+		if t, ok := a.fetches.byIPOf(c.hostKey, rec.clientIP); ok {
+			c.lateIP = earliest(c.lateIP, t, c.lateIPKnown)
+			c.lateIPKnown = true
+		}
+	}
+	fetched := c.fetchEvidence(rec, ns, timed)
+	if rec.outcome == outViolation {
+		switch {
+		case fetched:
 			c.afterFetch++
+		case timed:
+			c.unfetched(ns)
 		}
-		if c.paths == nil {
-			c.paths = newSpaceSaving(a.opts.PathCounters)
-		}
-		c.paths.add(pathOf(rec.uri))
 	}
-	c.version(rec.hash)
 	if !timed {
-		if fetched && c.fetchedAt == 0 {
-			c.fetchedAt = -1
-		}
 		return
-	}
-	if fetched && (c.fetchedAt <= 0 || ns < c.fetchedAt) {
-		c.fetchedAt = ns
 	}
 	if c.first == 0 || ns < c.first {
 		c.first = ns
@@ -252,13 +196,15 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 		c.series = make([]Bucket, a.tl.n)
 	}
 	b := &c.series[i]
-	switch kind {
-	case 0:
+	switch rec.outcome {
+	case outAllowed:
 		b.Allowed++
-	case 1:
+	case outViolation:
 		b.Violations++
-	default:
+	case outGrace:
 		b.Grace++
+	default:
+		b.Protective++
 	}
 }
 
@@ -268,8 +214,10 @@ func (a *Auditor) moveSeries(old, cur timeline) {
 			c.series = remap(c.series, old, cur)
 		}
 	}
-	if a.other != nil && a.other.series != nil {
-		a.other.series = remap(a.other.series, old, cur)
+	for _, c := range []*crawler{a.other, a.forged} {
+		if c != nil && c.series != nil {
+			c.series = remap(c.series, old, cur)
+		}
 	}
 }
 
@@ -281,73 +229,6 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// pair returns the counts of (agent, host), compared case-insensitively.
-func (a *Auditor) pair(agent, host []byte) *crawler {
-	agent, host = cut(agent, MaxAgentLength), cut(host, MaxHostLength)
-	k := appendLower(a.key[:0], agent)
-	k = append(k, 0)
-	k = appendLower(k, host)
-	a.key = k
-	if c, ok := a.pairs[string(k)]; ok {
-		return c
-	}
-	if len(a.pairs) >= a.opts.MaxCrawlers {
-		if a.other == nil {
-			a.other = &crawler{agent: OtherAgent, host: OtherHost}
-		}
-		return a.other
-	}
-	c := &crawler{agent: string(agent), host: string(host)}
-	a.pairs[string(k)] = c
-	return c
-}
-
-// version counts a record judged against the robots.txt of hash h.
-func (c *crawler) version(h []byte) {
-	for i := range c.versions {
-		if string(c.versions[i].Hash) == string(h) {
-			c.versions[i].Count++
-			return
-		}
-	}
-	if len(c.versions) < MaxVersions {
-		c.versions = append(c.versions, VersionCount{Hash: string(h), Count: 1})
-		return
-	}
-	c.versions[MaxVersions-1].Hash = OtherVersions
-	c.versions[MaxVersions-1].Count++
-}
-
-// OtherVersions is the hash reported for the robots.txt versions past
-// MaxVersions.
-const OtherVersions = "(other)"
-
-// pathOf returns the path of a request target, without its query, cut at
-// MaxPathLength.
-func pathOf(uri []byte) []byte {
-	if i := bytes.IndexByte(uri, '?'); i >= 0 {
-		uri = uri[:i]
-	}
-	return cut(uri, MaxPathLength)
-}
-
-func cut(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
-
-func appendLower(dst, s []byte) []byte {
-	for _, c := range s {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
 func (a *Auditor) countMissing(rec *rawRecord, timed bool) {
 	m := &a.missing
 	if !timed {
@@ -356,7 +237,7 @@ func (a *Auditor) countMissing(rec *rawRecord, timed bool) {
 	if rec.has&hasAgent == 0 {
 		m.Agent++
 	}
-	if rec.has&hasHost == 0 {
+	if rec.has&hasHost == 0 && rec.has&hasSite == 0 {
 		m.Host++
 	}
 	if rec.has&hasURI == 0 {
@@ -365,10 +246,25 @@ func (a *Auditor) countMissing(rec *rawRecord, timed bool) {
 	if rec.has&hasGrace == 0 {
 		m.Grace++
 	}
-	if rec.has&hasFetched == 0 {
+	if rec.has&(hasFetched|hasServedRobots) == 0 {
 		m.AgentFetchedRobots++
 	}
 	if rec.has&hasHash == 0 {
 		m.RobotsHash++
+	}
+	if rec.has&hasCompliance == 0 {
+		m.Compliance++
+		if rec.outcome != outAllowed {
+			a.legacy.Denials++
+			if rec.outcome == outViolation {
+				a.legacy.Violations++
+			}
+			if rec.has&hasGrace == 0 {
+				a.legacy.WithoutGrace++
+			}
+		}
+	}
+	if rec.has&hasMode == 0 {
+		m.Mode++
 	}
 }

@@ -1,42 +1,82 @@
 // Package audit reads the compliance records that the robots_enforce handler
-// writes and tells, per crawler and host, whether the crawler kept to the
-// site's robots.txt. It imports no Caddy: it reads JSON lines from any
-// io.Reader, plain or gzip-compressed, in one pass and in bounded memory.
+// writes and tells, per crawler, site and identity, whether the crawler kept
+// to the site's robots.txt. It imports no Caddy: it reads JSON lines from any
+// io.Reader, plain or gzip-compressed, in one pass and in bounded memory, and
+// reads any number of logs (of several Caddy instances, rotated files, in any
+// order) into one report.
 //
 // # Records
 //
 // A compliance record is one JSON object per line, as Caddy's JSON log
 // encoder writes it, with logger "http.handlers.robots_enforce" and message
-// "robots.txt decision"; the project README lists its fields. An Auditor
-// reads these fields of it, and ignores all others:
+// "robots.txt decision"; the project README lists its fields, and the v2
+// record contract those of record version 2. An Auditor reads these fields
+// of it, and ignores all others:
 //
 //	logger, msg           must be the two values above
 //	verdict               "allow" or "deny"; required
+//	compliance            "allowed", "violation", "grace" or "protective" (version 2)
 //	ts                    when; optional (see below)
 //	agent                 the product token judged; optional ("" for none)
-//	host                  the request's Host; optional
+//	site                  the origin whose robots.txt applies (version 2)
+//	host                  the request's Host; used when there is no site
 //	uri                   the request target; optional
-//	grace                 a denial the previous robots.txt allowed; optional
-//	agent_fetched_robots  the agent had fetched robots.txt; optional
-//	robots_hash           the robots.txt judged against; optional
+//	mode                  "enforce" or "log"
+//	identity              "verified", "forged", "unverified", "pending" (version 2)
+//	identity_method       "ip_ranges", "reverse_dns", "web_bot_auth" (version 2)
+//	client_ip             the client's address, to link robots.txt fetches (version 2)
+//	grace                 a denial the previous robots.txt allowed (version 1's grace)
+//	served_robots, served_at, served_link
+//	                      whether, when and how (token, ip) the handler had served
+//	                      this crawler robots.txt (version 2)
+//	agent_fetched_robots  the agent had fetched robots.txt (version 1)
+//	robots_hash           the robots.txt in force that decided
+//	judged_versions       the versions a violation was judged against (version 2)
+//
+// The same logger's lines "robots.txt served" (version 2) are read too: site
+// (or host), client_ip, agents (the User-Agent's product tokens) and ts. They
+// link robots.txt fetches to crawlers (see Fetches). The crawler a record is
+// about is always its agent, the product token the handler judged: the audit
+// never reads a name out of the User-Agent.
 //
 // Any other line is skipped and counted by its SkipKind: a blank line, text
 // that is not a JSON object, malformed JSON, a truncated object (the last
 // line of a log cut mid-write), a line longer than MaxLineLength, an entry
-// of another logger (access logs, say) or another message, and a record
-// without a usable verdict. None of these stops the reading.
+// of another logger (access logs, say) or another message, and a decision
+// without a usable verdict, or with a compliance the audit does not know or
+// that contradicts its verdict. None of these stops the reading.
+//
+// # Compliance
+//
+// A violation is what the product promises it is: the crawler broke the
+// robots.txt it was given, read as RFC 9309 reads it. The audit counts a
+// record as a violation exactly when its compliance is "violation"; a
+// protective denial (a denial that only an alternate reading of the path
+// makes, or a fail-closed one: the target could not be read, the site's
+// robots.txt was not known, a forged claim refused) and a grace denial
+// (some robots.txt version the crawler may still hold, within the day RFC
+// 9309 §2.4 lets it cache one, allows the request) are counted apart, and
+// never as violations. A violation's judged_versions are counted as the
+// versions it broke.
 //
 // # Older records
 //
 // The record schema only grows; a record of an older schema is one that
 // lacks some of the optional fields above, and is read as follows:
 //
-//   - no grace: false, so a denial counts as a violation;
-//   - no agent_fetched_robots: not known to have fetched robots.txt;
+//   - no compliance (record version 1): an allowed request is allowed; a
+//     denial with grace true is grace; any other denial a violation. Such
+//     records cannot tell protective denials apart; Report.Legacy counts
+//     their denials, and the report says so;
+//   - no grace either: false, so a denial counts as a violation;
+//   - no identity: IdentityNone;
+//   - no site: the row is keyed by the request's Host;
+//   - no served_robots or agent_fetched_robots: not known to have fetched
+//     robots.txt (unless a robots.txt serve links it);
 //   - no robots_hash: judged against an unknown robots.txt, reported as "";
 //   - no agent, host or uri: "" (reported as "(none)");
 //   - fields the audit does not read (reading, robots_source, automation,
-//     robots_fetched_at, ...) may be missing or added freely.
+//     bot_class, content_usage, ...) may be missing or added freely.
 //
 // Report.Missing counts, per optional field, the records that lacked it, so
 // that a report can say how much of it rests on defaults.
@@ -52,25 +92,47 @@
 // cannot be read, is still counted, but left out of the time line, of
 // first and last seen, and of any report restricted by Since or Until.
 //
-// # Verdicts
+// # Rows
 //
-// A record with verdict "deny" is a denial: in enforce mode the request was
-// refused, in log mode it would have been. A denial marked grace is counted
-// as Grace, not as a violation: the robots.txt in force before a change less
-// than a day old allowed it, and a crawler may use a cached copy that long
-// (RFC 9309 §2.4). Every other denial is a violation. A violation of a
-// record with agent_fetched_robots true is one the crawler made after it
-// had fetched the host's robots.txt (within the day before): the strongest
-// evidence that it read the rules and broke them.
+// A row counts the records of one agent on one site (compared
+// case-insensitively) with one identity: GPTBot verified and GPTBot
+// unverified are two rows of one crawler, shown together. Records of both
+// modes are one row, whose Mode says "enforce+log". Records whose identity
+// is forged are forgeries of the token they claim: they make rows of
+// Report.Forgeries, and count in none of the claimed crawler's rows, its
+// violations and rate included.
+//
+// # Fetches
+//
+// A row is known to have fetched its site's robots.txt when a record says
+// so (served_robots, with served_link "token" or "ip"; agent_fetched_robots
+// in version 1, by token), or when a robots.txt serve of that site carried
+// its token (link "token") or came from one of its client IPs (link "ip"),
+// whichever log the serve was read from. Serves and rows are matched when
+// the report is made, so the order of the logs does not matter (within
+// MaxClientIPs per row and MaxFetchKeys serves). A forged row is not linked
+// by the token it claims. ViolationsAfterFetch counts the violations whose
+// own record says the crawler had been served robots.txt.
+//
+// # Order
+//
+// Logs may be read in any order, and their records may interleave in time:
+// counts are sums, times are minima and maxima, the spelling shown of an
+// agent or site is the least of those seen, fetch links are made at the
+// end, and the time line's layout depends only on the earliest and latest
+// time (see Timeline). Past the bounds below, what is kept can depend on
+// the order: which rows count apart (MaxCrawlers), which paths take a
+// counter (an estimate either way), which addresses a row keeps
+// (MaxClientIPs).
 //
 // # Bounds
 //
 // Memory does not grow with the size of the logs: an Auditor holds one
-// entry per (agent, host) pair, up to Options.MaxCrawlers (past it, new
-// pairs are counted together as OtherAgent at OtherHost); per pair, a
-// fixed number of path counters, robots.txt versions and time buckets; and
-// one line at a time. Agents, hosts and paths are cut at MaxAgentLength,
-// MaxHostLength and MaxPathLength.
+// entry per row, up to Options.MaxCrawlers (past it, new rows are counted
+// together as OtherAgent at OtherHost); per row, a fixed number of path
+// counters, robots.txt versions, client IPs and time buckets; up to
+// MaxFetchKeys robots.txt serves; and one line at a time. Agents, sites and
+// paths are cut at MaxAgentLength, MaxHostLength and MaxPathLength.
 //
 // The top disallowed paths of a crawler are counted with the Space-Saving
 // algorithm (Metwally, Agrawal and El Abbadi, "Efficient computation of

@@ -38,3 +38,37 @@ func Example() {
 	//   2 /private/a
 	// Applebot: 2 requests, 0 violations (0 after fetching robots.txt), 1 grace, rate 0%
 }
+
+// Records of version 2 from two Caddy instances. ExampleBot fetched
+// robots.txt on instance b with a browser's User-Agent, then crawled
+// /private/ on instance a; a forger claimed GPTBot; bingbot's alternate
+// spelling of a disallowed path was denied only by the decoded reading.
+const exampleV2a = `{"ts":1795341609.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/private/a","agent":"ExampleBot","verdict":"deny","mode":"enforce","compliance":"violation","identity":"unverified","client_ip":"198.51.100.7","served_robots":false}
+{"ts":1795341610.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/private/b","agent":"GPTBot","verdict":"deny","mode":"enforce","compliance":"violation","identity":"forged","client_ip":"203.0.113.66","served_robots":false}
+{"ts":1795341611.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/pub/..%2Fprivate/c","agent":"bingbot","verdict":"deny","mode":"enforce","compliance":"protective","identity":"verified","client_ip":"157.55.39.1","served_robots":true,"served_link":"token"}
+`
+
+const exampleV2b = `{"ts":1795341608.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://example.com","agents":["Mozilla","Chrome"],"client_ip":"198.51.100.7"}
+`
+
+func Example_instances() {
+	a := audit.New(audit.Options{})
+	for name, log := range map[string]string{"a.log": exampleV2a, "b.log": exampleV2b} {
+		if _, err := a.Read(name, strings.NewReader(log)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	r := a.Report()
+	for _, c := range r.Crawlers {
+		fmt.Printf("%s (%s) at %s: %d violations, %d protective; fetched robots.txt: %v (%s)\n",
+			c.Agent, c.Identity, c.Host, c.Violations, c.Protective, c.FetchedRobots, c.FetchedLink)
+	}
+	for _, c := range r.Forgeries {
+		fmt.Printf("forged %s at %s: %d requests\n", c.Agent, c.Host, c.Requests)
+	}
+	// Output:
+	// ExampleBot (unverified) at https://example.com: 1 violations, 0 protective; fetched robots.txt: true (ip)
+	// bingbot (verified) at https://example.com: 0 violations, 1 protective; fetched robots.txt: true (token)
+	// forged GPTBot at https://example.com: 1 requests
+}

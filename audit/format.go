@@ -115,17 +115,37 @@ func timeText(t time.Time) string {
 	return t.UTC().Format(time.DateTime)
 }
 
-// fetchedText says whether and by when a crawler had fetched robots.txt.
+// fetchedText says whether and how a crawler is known to have fetched
+// robots.txt: "yes (token)", "yes (ip)", "yes", "no" or "unknown".
 func fetchedText(c *Crawler) string {
 	switch {
+	case c.FetchedRobots && c.FetchedLink != "":
+		return yesText + " (" + c.FetchedLink + ")"
+	case c.FetchedRobots:
+		return yesText
 	case c.FetchUnknown:
 		return unknownText
-	case !c.FetchedRobots:
-		return noText
-	case c.FetchedBy.IsZero():
-		return yesText
 	}
-	return timeText(c.FetchedBy)
+	return noText
+}
+
+// fetchedDetail adds the time of the earliest fetch to fetchedText.
+func fetchedDetail(c *Crawler) string {
+	if c.FetchedBy.IsZero() {
+		return fetchedText(c)
+	}
+	return fetchedText(c) + ", " + timeText(c.FetchedBy)
+}
+
+// modeText names a row's modes; "(none)" when its records said none.
+func modeText(c *Crawler) string { return clean(c.Mode) }
+
+// ipsText counts a row's client IPs: "3", or "64+" past MaxClientIPs.
+func ipsText(c *Crawler) string {
+	if c.ClientIPsMore {
+		return commas(int64(c.ClientIPs)) + "+"
+	}
+	return commas(int64(c.ClientIPs))
 }
 
 // widthText writes a bucket width briefly: 1s, 15m, 6h, 1d, 7d.
@@ -139,41 +159,6 @@ func widthText(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 	}
 	return d.String()
-}
-
-// notes are the caveats of a report, in plain sentences, shared by the
-// table and HTML formats.
-func (r *Report) notes() []string {
-	var n []string
-	if r.OnlyDenials {
-		n = append(n, "No allowed request was recorded, so every rate is 100%: run robots_enforce with log_allowed to record allowed requests of crawlers too.")
-	}
-	m := r.Missing
-	for _, f := range []struct {
-		count int64
-		text  string
-	}{
-		{m.Time, "Records without a readable time: %s; they are counted, but not in first or last seen, nor over time."},
-		{m.Grace, "Records without grace (an older record schema): %s; their denials count as violations."},
-		{m.AgentFetchedRobots, "Records without agent_fetched_robots (an older record schema): %s; whether their crawler had fetched robots.txt is unknown."},
-		{m.RobotsHash, "Records without robots_hash: %s; the robots.txt they were judged against is unknown."},
-	} {
-		if f.count > 0 {
-			n = append(n, fmt.Sprintf(f.text, commas(f.count)))
-		}
-	}
-	for _, c := range r.Crawlers {
-		if !c.PathsExact {
-			n = append(n, fmt.Sprintf("Path counts marked ~ are estimates: the crawler asked for more distinct paths than are counted (%d); each count is at most its ±error above the true one.", r.PathCounters))
-			break
-		}
-	}
-	for _, in := range r.Inputs {
-		if in.Warning != "" {
-			n = append(n, fmt.Sprintf("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, ".")))
-		}
-	}
-	return n
 }
 
 // skippedText lists skipped lines by kind, in SkipKind order: "230
@@ -204,7 +189,19 @@ func inputName(name string) string {
 	return clean(name)
 }
 
-// pairText names a crawler on a host.
+// agentText names a row's crawler with its identity: "GPTBot",
+// "GPTBot (verified)", "forged GPTBot".
+func agentText(c *Crawler) string {
+	switch c.Identity {
+	case IdentityNone, "":
+		return clean(c.Agent)
+	case IdentityForged:
+		return "forged " + clean(c.Agent)
+	}
+	return clean(c.Agent) + " (" + clean(c.Identity) + ")"
+}
+
+// pairText names a row: its crawler, with its identity, at its site.
 func pairText(c *Crawler) string {
-	return clean(c.Agent) + " at " + clean(c.Host)
+	return agentText(c) + " at " + clean(c.Host)
 }

@@ -17,6 +17,12 @@ import (
 // one line in ten an access log entry of another logger. Paths come from
 // 2,000 common ones and, one time in ten, a path seen once, so that the
 // path counters fill and evict. The same seed gives the same log.
+//
+// Version 1 records are those of the first record schema (the log the
+// audit's speed was first measured on); version 2 records add every field
+// of record version 2, from 250 client IPs (more than a row keeps, so
+// that links past MaxClientIPs are looked up too), with one line in fifty
+// a robots.txt serve.
 
 var genAgents = func() []string {
 	names := []string{"GPTBot", "ClaudeBot", "CCBot", "Googlebot", "bingbot", "Applebot", "Bytespider",
@@ -30,8 +36,9 @@ var genAgents = func() []string {
 
 var genHosts = []string{"www.example.com", "blog.example.com", "shop.example.com", "example.org", "docs.example.net", "localhost:8081"}
 
-// genLog writes records to w until at least size octets are written.
-func genLog(w io.Writer, size int64, seed uint64) error {
+// genLog writes records of the given record version (1 or 2) to w until
+// at least size octets are written.
+func genLog(w io.Writer, size int64, seed uint64, version int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	paths := make([]string, 2000)
@@ -44,24 +51,42 @@ func genLog(w io.Writer, size int64, seed uint64) error {
 	for i := 0; written < size; i++ {
 		ts := float64(start.UnixNano())/1e9 + float64(i)*0.0137
 		line = line[:0]
-		if i%10 == 9 {
+		switch {
+		case i%10 == 9:
 			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"203.0.113.9","proto":"HTTP/1.1","method":"GET","host":"www.example.com","uri":"/index.html","headers":{"User-Agent":["Mozilla/5.0"]}},"bytes_read":0,"user_id":"","duration":0.000412,"size":5120,"status":200}`+"\n", ts)
-		} else {
+		case version == 2 && i%50 == 7:
+			agent := genAgents[rng.IntN(len(genAgents))]
+			host := genHosts[rng.IntN(len(genHosts))]
+			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://%s","host":%q,"uri":"/robots.txt","user_agent":"Mozilla/5.0 (compatible; %s/1.2; +https://example.com/bot)","agents":["Mozilla","compatible","%s"],"client_ip":"198.51.100.%d","remote_ip":"198.51.100.%d","robots_hash":"088849e3edc5eed%d","http_status":200}`+"\n",
+				ts, host, host, agent, agent, rng.IntN(250), rng.IntN(250), rng.IntN(3))
+		default:
 			agent := genAgents[min(rng.IntN(len(genAgents)), rng.IntN(len(genAgents)))]
 			host := genHosts[rng.IntN(len(genHosts))]
 			path := paths[rng.IntN(len(paths))]
 			if rng.IntN(10) == 0 {
 				path = "/u/" + strconv.FormatUint(rng.Uint64(), 36)
 			}
-			verdict, grace := "allow", false
+			verdict, grace, compliance := "allow", false, "allowed"
 			switch r := rng.IntN(100); {
+			case r < 25:
+				verdict, compliance = "deny", "violation"
 			case r < 30:
-				verdict = "deny"
+				verdict, compliance = "deny", "protective"
 			case r < 31:
-				verdict, grace = "deny", true
+				verdict, grace, compliance = "deny", true, "grace"
 			}
-			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":"log","reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"grace":%t,"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","remote_ip":"198.51.100.%d","agent_fetched_robots":%t,"automation":"catalogue","robots_fetched_at":%.6f}`+"\n",
-				ts, host, path, rng.IntN(100), agent, agent, verdict, grace, rng.IntN(3), host, rng.IntN(250), rng.IntN(2) == 0, ts-30)
+			if version == 1 { // the calls of rng as in the first generator: the same log
+				line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":"log","reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"grace":%t,"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","remote_ip":"198.51.100.%d","agent_fetched_robots":%t,"automation":"catalogue","robots_fetched_at":%.6f}`+"\n",
+					ts, host, path, rng.IntN(100), agent, agent, verdict, grace, rng.IntN(3), host, rng.IntN(250), rng.IntN(2) == 0, ts-30)
+				break
+			}
+			ip := rng.IntN(250)
+			identity := [...]string{"verified", "verified", "unverified", "pending", "forged"}[rng.IntN(5)]
+			served := rng.IntN(2) == 0
+			link := [...]string{"token", "ip"}[rng.IntN(2)]
+			mode := [...]string{"log", "enforce"}[rng.IntN(2)]
+			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://%s","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":%q,"reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"grace":%t,"compliance":%q,"judged_versions":["088849e3edc5eed%d","5f0c1e2d3a4b5c6d"],"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","robots_fetched_at":%.6f,"remote_ip":"10.0.0.1","client_ip":"198.51.100.%d","agent_fetched_robots":%t,"served_robots":%t,"served_at":%.6f,"served_hash":"088849e3edc5eed7","served_link":%q,"identity":%q,"identity_method":"ip_ranges","automation":"catalogue","content_usage":"train-ai=n"}`+"\n",
+				ts, host, host, path, rng.IntN(100), agent, agent, verdict, mode, grace, compliance, rng.IntN(3), rng.IntN(3), host, ts-30, ip, served && link == "token", served, ts-60, link, identity)
 		}
 		n, err := bw.Write(line)
 		if err != nil {
@@ -75,11 +100,12 @@ func genLog(w io.Writer, size int64, seed uint64) error {
 // The -genlog flag makes TestGenLog write a generated log to a file, to
 // measure the command on logs too large for the repository, e.g.:
 //
-//	go test -run TestGenLog ./audit/ -genlog /tmp/robots-1g.log -genlog-size 1073741824
+//	go test -run TestGenLog ./audit/ -genlog /tmp/robots-1g.log -genlog-size 1073741824 [-genlog-version 1]
 //	/usr/bin/time -v caddy robots audit /tmp/robots-1g.log
 var (
-	genLogPath = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
-	genLogSize = flag.Int64("genlog-size", 1<<30, "the generated log's size in octets")
+	genLogPath    = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
+	genLogSize    = flag.Int64("genlog-size", 1<<30, "the generated log's size in octets")
+	genLogVersion = flag.Int("genlog-version", 2, "the generated log's record version, 1 or 2")
 )
 
 func TestGenLog(t *testing.T) {
@@ -90,7 +116,7 @@ func TestGenLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := genLog(f, *genLogSize, 1); err != nil {
+	if err := genLog(f, *genLogSize, 1, *genLogVersion); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

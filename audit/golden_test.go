@@ -157,7 +157,7 @@ func TestOlderSchema(t *testing.T) {
 	if st.Records != 7 || len(st.Skipped) != 0 {
 		t.Fatalf("read %d records, skipped %v; want 7, none", st.Records, st.Skipped)
 	}
-	wantMissing := Missing{Time: 2, Agent: 1, Host: 1, URI: 1, Grace: 7, AgentFetchedRobots: 7, RobotsHash: 2}
+	wantMissing := Missing{Time: 2, Agent: 1, Host: 1, URI: 1, Grace: 7, AgentFetchedRobots: 7, RobotsHash: 2, Compliance: 7, Mode: 2}
 	if r.Missing != wantMissing {
 		t.Errorf("Missing = %+v, want %+v", r.Missing, wantMissing)
 	}

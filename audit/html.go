@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,7 +29,7 @@ const (
 
 // Geometry of the charts, in CSS pixels.
 const (
-	barLabelWidth = 280.0
+	barLabelWidth = 400.0 // "ExampleBot (unverified) at https://www.example.com"
 	barWidth      = 480.0
 	barRowHeight  = 22.0
 	barHeight     = 14.0
@@ -45,27 +46,36 @@ const (
 
 // htmlView is what the template draws.
 type htmlView struct {
-	R         *Report
-	Headline  string
-	Skipped   string
-	Notes     []string
-	Rows      []htmlRow
-	Chart     htmlBarChart
-	Timelines []htmlTimeline
-	MoreTL    int
-	Width     string
+	R              *Report
+	Headline       string
+	Skipped        string
+	Notes          []string
+	Rows           []htmlRow
+	Forgeries      []htmlRow
+	ForgeriesIntro string
+	Chart          htmlBarChart
+	Timelines      []htmlTimeline
+	MoreTL         int
+	Width          string
 }
 
 type htmlRow struct {
 	C                    *Crawler
 	Pair, Agent, Host    string
+	Claimed              string
+	Identity, Methods    string
+	Mode, IPs            string
 	Requests, Denied     string
 	Grace, Violations    string
+	Protective           string
 	Rate, AfterFetch     string
 	ViolationsText       string
 	Fetched, First, Last string
+	FetchedText          string // without the time
+	FetchedAt            string
 	Paths                []htmlPath
 	Versions             []htmlVersion
+	Judged               []htmlVersion
 }
 
 type htmlPath struct{ Count, Path string }
@@ -74,9 +84,14 @@ type htmlVersion struct{ Hash, Count string }
 
 type htmlBarChart struct {
 	Width, Height string
+	LabelX        string
+	Keys          []htmlKey
 	Rows          []htmlBarRow
 	More          int
 }
+
+// htmlKey is one entry of a chart's legend.
+type htmlKey struct{ Class, X, TextX, Label string }
 
 type htmlBarRow struct {
 	Agent, Host, Label string
@@ -103,12 +118,16 @@ type htmlTimeline struct {
 }
 
 // WriteHTML writes the report as one self-contained HTML page: a summary
-// table, a bar chart of violations per crawler, each crawler's requests
-// over time by verdict, its top disallowed paths, and the inputs read.
+// table, the forged claims, a bar chart of denials per crawler, each
+// crawler's requests over time by what they count as, its top disallowed
+// paths, and the inputs read.
 func (r *Report) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, Headline: r.headline(), Skipped: skippedText(r.Total), Notes: r.notes(), Width: widthText(r.Buckets.Width())}
+	v := htmlView{R: r, Headline: r.headline(), Skipped: skippedText(r.Total), Notes: r.notes(), Width: widthText(r.Buckets.Width()), ForgeriesIntro: forgeriesIntro}
 	for i := range r.Crawlers {
 		v.Rows = append(v.Rows, htmlRowOf(&r.Crawlers[i]))
+	}
+	for i := range r.Forgeries {
+		v.Forgeries = append(v.Forgeries, htmlRowOf(&r.Forgeries[i]))
 	}
 	v.Chart = r.barChart()
 	for i := range r.Crawlers {
@@ -125,11 +144,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 
 func htmlRowOf(c *Crawler) htmlRow {
 	row := htmlRow{
-		C: c, Pair: pairText(c), Agent: clean(c.Agent), Host: clean(c.Host),
+		C: c, Pair: pairText(c), Agent: clean(c.Agent), Host: clean(c.Host), Claimed: agentText(c),
+		Identity: clean(c.Identity), Methods: strings.Join(c.IdentityMethods, ", "),
+		Mode: modeText(c), IPs: ipsText(c),
 		Requests: commas(c.Requests), Denied: commas(c.Denied), Grace: commas(c.Grace),
-		Violations: commas(c.Violations), Rate: percent(c.ViolationRate),
+		Violations: commas(c.Violations), Protective: commas(c.Protective), Rate: percent(c.ViolationRate),
 		ViolationsText: plural(c.Violations, "violation"),
-		AfterFetch:     commas(c.ViolationsAfterFetch), Fetched: fetchedText(c),
+		AfterFetch:     commas(c.ViolationsAfterFetch), Fetched: fetchedDetail(c),
+		FetchedText: fetchedText(c), FetchedAt: timeText(c.FetchedBy),
 		First: timeText(c.FirstSeen), Last: timeText(c.LastSeen),
 	}
 	for _, p := range c.TopPaths {
@@ -138,12 +160,16 @@ func htmlRowOf(c *Crawler) htmlRow {
 	for _, ver := range c.RobotsVersions {
 		row.Versions = append(row.Versions, htmlVersion{clean(ver.Hash), commas(ver.Count)})
 	}
+	for _, ver := range c.JudgedVersions {
+		row.Judged = append(row.Judged, htmlVersion{clean(ver.Hash), commas(ver.Count)})
+	}
 	return row
 }
 
-// barChart draws violations per crawler: one bar per crawler with
-// violations or grace denials, split into violations after a robots.txt
-// fetch, other violations, and grace.
+// barChart draws denials per crawler: one bar per crawler row with
+// denials, split into violations after a known robots.txt fetch, other
+// violations, protective denials and grace. Forgeries have
+// no bar: they are no crawler's.
 func (r *Report) barChart() htmlBarChart {
 	var shown []*Crawler
 	var top int64
@@ -151,18 +177,29 @@ func (r *Report) barChart() htmlBarChart {
 	for i := range r.Crawlers {
 		c := &r.Crawlers[i]
 		switch {
-		case c.Violations+c.Grace == 0:
+		case c.Denied == 0:
 		case len(shown) == maxChartRows:
 			more++
 		default:
 			shown = append(shown, c)
-			top = max(top, c.Violations+c.Grace)
+			top = max(top, c.Denied)
 		}
 	}
 	ch := htmlBarChart{
 		Width:  px(barLabelWidth + barWidth + 160),
 		Height: px(barTop + barRowHeight*float64(len(shown)) + 4),
+		LabelX: px(barLabelWidth - 8),
 		More:   more,
+	}
+	x := barLabelWidth
+	for _, k := range []struct{ class, label string }{
+		{"after-fetch", "violations after fetching robots.txt"},
+		{"before-fetch", "other violations"},
+		{"protective", "protective"},
+		{"grace", "grace"},
+	} {
+		ch.Keys = append(ch.Keys, htmlKey{Class: k.class, X: px(x), TextX: px(x + 15), Label: k.label})
+		x += 15 + 7*float64(len(k.label)) + 20 // about 7 px a character
 	}
 	for i, c := range shown {
 		y := barTop + barRowHeight*float64(i)
@@ -178,7 +215,8 @@ func (r *Report) barChart() htmlBarChart {
 			what  string
 		}{
 			{"bar after-fetch", c.ViolationsAfterFetch, "violations after fetching robots.txt"},
-			{"bar before-fetch", c.Violations - c.ViolationsAfterFetch, "violations without a known robots.txt fetch"},
+			{"bar before-fetch", c.Violations - c.ViolationsAfterFetch, "violations not known to follow a robots.txt fetch"},
+			{"bar protective", c.Protective, "protective denials (not violations)"},
 			{"bar grace", c.Grace, "grace denials (robots.txt changed within a day)"},
 		} {
 			if s.n == 0 {
@@ -190,8 +228,15 @@ func (r *Report) barChart() htmlBarChart {
 			x += wd
 		}
 		row.ValueX = px(x + 6)
+		var extra []string
+		if c.Protective > 0 {
+			extra = append(extra, "+"+commas(c.Protective)+" protective")
+		}
 		if c.Grace > 0 {
-			row.Value += " (+" + commas(c.Grace) + " grace)"
+			extra = append(extra, "+"+commas(c.Grace)+" grace")
+		}
+		if len(extra) > 0 {
+			row.Value += " (" + strings.Join(extra, ", ") + ")"
 		}
 		ch.Rows = append(ch.Rows, row)
 	}
@@ -199,14 +244,15 @@ func (r *Report) barChart() htmlBarChart {
 }
 
 // timelineChart draws one crawler's records per time bucket, stacked by
-// verdict: allowed, grace, violations. Each chart has its own scale.
+// what they count as: allowed, grace, protective, violations. Each chart
+// has its own scale.
 func (r *Report) timelineChart(c *Crawler) htmlTimeline {
 	n := float64(r.Buckets.Count)
 	plotW, plotH := tlWidth-tlLeft-tlRight, tlHeight-tlTop-tlBottom
 	var top int64 = 1
 	for i := range r.Buckets.Count {
 		b := c.Series.At(i)
-		top = max(top, b.Allowed+b.Violations+b.Grace)
+		top = max(top, b.Allowed+b.Violations+b.Grace+b.Protective)
 	}
 	t := htmlTimeline{
 		Agent: c.Agent, Host: c.Host, Pair: pairText(c),
@@ -231,6 +277,7 @@ func (r *Report) timelineChart(c *Crawler) htmlTimeline {
 		}{
 			{"seg allowed", b.Allowed, "allowed"},
 			{"seg grace", b.Grace, "grace"},
+			{"seg protective", b.Protective, "protective"},
 			{"seg violations", b.Violations, "violations"},
 		} {
 			if s.n == 0 {

@@ -16,12 +16,15 @@ import (
 // the HTML report escapes record-derived text.
 const htmlEvilRecord = `{"ts":1795295011.5,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"evil.example\"><img src=x onerror=alert(1)>","uri":"/<script>alert(2)</script>","agent":"<b>EvilBot</b>","verdict":"deny","grace":false,"agent_fetched_robots":false,"robots_hash":"</svg><svg onload=alert(3)>"}` + "\n"
 
-// htmlReport returns the report of compliance.log and the evil record, and
-// its HTML.
+// htmlReport returns the report of compliance.log, the version 2 logs and
+// the evil record, and its HTML.
 func htmlReport(t *testing.T) (*Report, []byte) {
 	t.Helper()
 	a := New(Options{})
 	readLog(t, a, "compliance.log")
+	for _, name := range v2Logs {
+		readLog(t, a, name)
+	}
 	if _, err := a.Read("evil.log", strings.NewReader(htmlEvilRecord)); err != nil {
 		t.Fatal(err)
 	}
@@ -101,22 +104,25 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
 
-	var rows, bars, barSegs, timelines, tlSegs int
+	var rows, bars, barSegs, protectiveSegs, timelines, tlSegs int
 	for i := range r.Crawlers {
 		c := &r.Crawlers[i]
 		rows++
 		timelines++
-		if c.Violations+c.Grace > 0 {
+		if c.Denied > 0 {
 			bars++
-			for _, n := range []int64{c.ViolationsAfterFetch, c.Violations - c.ViolationsAfterFetch, c.Grace} {
+			for _, n := range []int64{c.ViolationsAfterFetch, c.Violations - c.ViolationsAfterFetch, c.Protective, c.Grace} {
 				if n > 0 {
 					barSegs++
 				}
 			}
+			if c.Protective > 0 {
+				protectiveSegs++
+			}
 		}
 		for j := range r.Buckets.Count {
 			b := c.Series.At(j)
-			for _, n := range []int64{b.Allowed, b.Violations, b.Grace} {
+			for _, n := range []int64{b.Allowed, b.Violations, b.Grace, b.Protective} {
 				if n > 0 {
 					tlSegs++
 				}
@@ -133,21 +139,30 @@ func TestHTMLInChromium(t *testing.T) {
 		{"summary rows", `<tr class="crawler[ "]`, rows},
 		{"violations charts", `<svg id="violations-chart"`, 1},
 		{"bars", `<g class="bar-row"`, bars},
-		{"bar segments", `<rect class="bar (after-fetch|before-fetch|grace)"`, barSegs},
+		{"bar segments", `<rect class="bar (after-fetch|before-fetch|protective|grace)"`, barSegs},
+		{"protective bar segments", `<rect class="bar protective"`, protectiveSegs},
 		{"charts over time", `<figure class="timeline"`, timelines},
-		{"segments over time", `<rect class="seg (allowed|violations|grace)"`, tlSegs},
+		{"segments over time", `<rect class="seg (allowed|violations|grace|protective)"`, tlSegs},
+		{"forgeries tables", `<table id="forgeries-table">`, 1},
+		{"forgery rows", `<tr class="forgery"`, len(r.Forgeries)},
+		{"rows of GPTBot, none of them forged", `<tr class="crawler[^"]*" data-agent="GPTBot" data-host="[^"]*" data-identity="(none|verified)"`, 3},
+		{"ExampleBot fetched by IP", `data-agent="ExampleBot"[^\n]*<td class="time fetched">yes \(ip\)<span class="sub">2026-11-22 10:00:08</span></td>`, 1},
+		{"AhrefsBot in both modes", `data-agent="AhrefsBot"[^\n]*<td class="mode">enforce\+log</td>`, 1},
+		{"bingbot's protective denial", `data-agent="bingbot" data-host="https://www.example.com" data-identity="verified">[^\n]*<td class="num protective">1</td>`, 1},
+		{"Googlebot's grace denial", `data-agent="Googlebot"[^\n]*<td class="num grace">1</td>`, 1},
+		{"the forged GPTBot", `<tr class="forgery" data-agent="GPTBot" data-host="https://www.example.com"><td>forged GPTBot</td>`, 1},
 		{"elements from records", `<(img|script|b)[ >]`, 0},
 	} {
 		if got := count(c.re); got != c.want {
 			t.Errorf("%s: %d in the rendered DOM, want %d", c.what, got, c.want)
 		}
 	}
-	if bars < 2 || tlSegs < 10 {
-		t.Errorf("too little drawn to check: %d bars, %d segments over time", bars, tlSegs)
+	if bars < 2 || tlSegs < 10 || protectiveSegs < 2 || len(r.Forgeries) != 1 {
+		t.Errorf("too little drawn to check: %d bars, %d protective, %d segments over time, %d forgeries", bars, protectiveSegs, tlSegs, len(r.Forgeries))
 	}
 	// A bar's width follows its count: GPTBot's 8 violations are the
 	// longest bar, all after a robots.txt fetch.
-	gpt := regexp.MustCompile(`<g class="bar-row" data-agent="GPTBot" data-host="www.example.com">\s*<text[^>]*>[^<]*</text>\s*<rect class="bar after-fetch" x="280.0" y="[0-9.]+" width="480.0"`)
+	gpt := regexp.MustCompile(`<g class="bar-row" data-agent="GPTBot" data-host="www.example.com">\s*<text[^>]*>[^<]*</text>\s*<rect class="bar after-fetch" x="400.0" y="[0-9.]+" width="480.0"`)
 	if !gpt.Match(dom) {
 		t.Errorf("GPTBot's bar is not the full-width after-fetch bar:\n%s", firstMatch(dom, `<g class="bar-row" data-agent="GPTBot"[^§]{0,400}`))
 	}

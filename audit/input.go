@@ -34,6 +34,11 @@ type LineCounts struct {
 	// that the Filter left out.
 	Records  int64 `json:"records"`
 	Filtered int64 `json:"filtered"`
+	// Fetches are the robots.txt serves read (lines "robots.txt served",
+	// record version 2), FetchesFiltered those of them that the Filter
+	// left out.
+	Fetches         int64 `json:"robots_fetches"`
+	FetchesFiltered int64 `json:"robots_fetches_filtered"`
 	// Skipped lines, by SkipKind name.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
 }
@@ -49,6 +54,8 @@ func (c *LineCounts) addTo(t *LineCounts) {
 	t.Lines += c.Lines
 	t.Records += c.Records
 	t.Filtered += c.Filtered
+	t.Fetches += c.Fetches
+	t.FetchesFiltered += c.FetchesFiltered
 	for k, n := range c.Skipped {
 		if t.Skipped == nil {
 			t.Skipped = make(map[string]int64, numSkipKinds)
@@ -84,9 +91,9 @@ func (a *Auditor) ReadFile(name string) (InputStats, error) {
 	return a.Read(name, f)
 }
 
-// Read reads the log r, naming it name, and counts its records. A gzip
-// stream (found by its magic number) is decompressed. Lines that are not
-// compliance records are counted and skipped; a compressed stream that
+// Read reads the log r, naming it name, and counts its records and
+// robots.txt serves. A gzip stream (found by its magic number) is
+// decompressed. Other lines are counted and skipped; a compressed stream that
 // ends early or is damaged ends the input with a Warning in the returned
 // stats (and the report), keeping what was read. Only a failure of r
 // itself is returned as an error; what was read before it still counts.

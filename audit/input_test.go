@@ -223,11 +223,16 @@ func TestReadError(t *testing.T) {
 	}
 }
 
-// TestMaxCrawlers checks that pairs past the limit are counted together.
+// TestMaxCrawlers checks that rows past the limit are counted together,
+// forgeries apart from crawlers.
 func TestMaxCrawlers(t *testing.T) {
 	var b strings.Builder
-	for _, agent := range []string{"A", "B", "a", "C", "D", "B"} {
-		b.WriteString(`{"ts":1795294383,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"h","uri":"/p","agent":"` + agent + `","verdict":"deny"}` + "\n")
+	for _, agent := range []string{"A", "B", "a", "C", "D", "B", "E!", "F!"} {
+		identity, name := "", agent
+		if strings.HasSuffix(agent, "!") {
+			identity, name = ",\"identity\":\"forged\"", strings.TrimSuffix(agent, "!")
+		}
+		b.WriteString(`{"ts":1795294383,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","host":"h","uri":"/p","agent":"` + name + `","verdict":"deny"` + identity + `}` + "\n")
 	}
 	a := New(Options{MaxCrawlers: 2})
 	if _, err := a.Read("many.log", strings.NewReader(b.String())); err != nil {
@@ -235,11 +240,13 @@ func TestMaxCrawlers(t *testing.T) {
 	}
 	r := a.Report()
 	var got []string
-	for i := range r.Crawlers {
-		got = append(got, pairText(&r.Crawlers[i])+"="+itoa(r.Crawlers[i].Requests))
+	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries} {
+		for i := range rows {
+			got = append(got, pairText(&rows[i])+"="+itoa(rows[i].Requests))
+		}
 	}
-	if want := "A at h=2; B at h=2; (other) at (other)=2"; strings.Join(got, "; ") != want {
-		t.Errorf("crawlers %q, want %q", strings.Join(got, "; "), want)
+	if want := "A at h=2; B at h=2; (other) at (other)=2; forged (other) at (other)=2"; strings.Join(got, "; ") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, "; "), want)
 	}
 }
 

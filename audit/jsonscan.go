@@ -7,8 +7,8 @@ import (
 )
 
 // The records are read with a small JSON scanner rather than
-// encoding/json: a record has some twenty top-level fields, of which the
-// audit needs nine, and a log holds millions of records. The scanner checks
+// encoding/json: a record has some thirty top-level fields, of which the
+// audit needs about twenty, and a log holds millions of records. The scanner checks
 // the whole line against the JSON grammar (RFC 8259), keeps the values it
 // needs as slices of the line (unescaping only strings that hold escapes),
 // and skips the rest without allocating.
@@ -23,7 +23,7 @@ var (
 
 // maxNesting bounds how deeply the values the audit skips may nest, so that
 // a hostile line of brackets cannot exhaust the stack: records nest no
-// values at all, and encoding/json allows 10,000 levels.
+// deeper than an array of strings, and encoding/json allows 10,000 levels.
 const maxNesting = 10000
 
 // scanner reads one JSON text from a line.

@@ -4,14 +4,17 @@ import (
 	"bytes"
 )
 
-// The logger and message of a compliance record (see the README's record
-// schema).
+// The logger and messages of the handler's log lines (see the README's
+// record schema): a compliance record per decision, and a line per
+// robots.txt the handler saw served (record version 2).
 const (
 	RecordLogger  = "http.handlers.robots_enforce"
 	RecordMessage = "robots.txt decision"
+	ServedMessage = "robots.txt served"
 )
 
-// A SkipKind says why a line was not read as a compliance record.
+// A SkipKind says why a line was not read as a compliance record or a
+// robots.txt serve.
 type SkipKind uint8
 
 // Kinds of skipped lines.
@@ -31,11 +34,11 @@ const (
 	SkipTooLong
 	// SkipOtherLogger: a JSON entry of another logger (access logs, say).
 	SkipOtherLogger
-	// SkipOtherMessage: an entry of the robots_enforce logger that is not a
-	// decision (a failed robots.txt fetch, say).
+	// SkipOtherMessage: an entry of the robots_enforce logger that is
+	// neither a decision nor a robots.txt serve.
 	SkipOtherMessage
 	// SkipInvalid: a decision record without a verdict of "allow" or
-	// "deny".
+	// "deny", or whose compliance is unknown or contradicts its verdict.
 	SkipInvalid
 
 	numSkipKinds
@@ -69,20 +72,45 @@ const (
 	triTrue
 )
 
-// rawRecord holds the fields the audit reads of one record, as slices of
+// outcome is what a decision record counts as (see the package
+// documentation, "Compliance").
+type outcome uint8
+
+const (
+	outAllowed outcome = iota
+	outViolation
+	outGrace
+	outProtective
+)
+
+// rawRecord holds the fields the audit reads of one line, as slices of
 // the line (or of the scanner's scratch): valid until the next line.
 type rawRecord struct {
+	recordFields
+	// Lists are kept apart so that a new line resets only their lengths.
+	judged strList // judged_versions
+	agents strList // a served line's agents
+}
+
+type recordFields struct {
+	served               bool    // a robots.txt serve, not a decision
+	outcome              outcome // of a decision
 	logger, msg, verdict []byte
 	ts                   []byte
 	tsString             bool // ts was a JSON string
-	host, uri, agent     []byte
-	hash                 []byte
+	host, site, uri      []byte
+	agent, hash          []byte
+	mode, compliance     []byte
+	identity, method     []byte
+	clientIP, servedLink []byte
+	servedAt             []byte // a JSON number
 	grace, fetched       tri
+	servedRobots         tri
 	has                  fieldSet
 }
 
 // fieldSet records which optional fields a record had.
-type fieldSet uint8
+type fieldSet uint32
 
 const (
 	hasTS fieldSet = 1 << iota
@@ -92,19 +120,33 @@ const (
 	hasHash
 	hasGrace
 	hasFetched
+	hasSite
+	hasMode
+	hasCompliance
+	hasIdentity
+	hasMethod
+	hasClientIP
+	hasServedRobots
+	hasServedLink
+	hasServedAt
+	hasJudged
+	hasAgents
 )
 
 var (
 	loggerName  = []byte(RecordLogger)
 	messageText = []byte(RecordMessage)
+	servedText  = []byte(ServedMessage)
 	verdictDeny = []byte("deny")
 	verdictOK   = []byte("allow")
 )
 
-// parseLine reads a line into rec. It returns ok, or why the line is not
-// a compliance record.
+// parseLine reads a line into rec. It returns ok, or why the line is
+// neither a compliance record nor a robots.txt serve; rec.served tells
+// which it is.
 func (s *scanner) parseLine(line []byte, rec *rawRecord) (kind SkipKind, ok bool) {
-	*rec = rawRecord{}
+	rec.recordFields = recordFields{}
+	rec.judged.n, rec.agents.n = 0, 0
 	s.reset(line)
 	switch s.peek() {
 	case 0:
@@ -128,12 +170,55 @@ func (s *scanner) parseLine(line []byte, rec *rawRecord) (kind SkipKind, ok bool
 	switch {
 	case !bytes.Equal(rec.logger, loggerName):
 		return SkipOtherLogger, false
+	case bytes.Equal(rec.msg, servedText):
+		rec.served = true
+		return 0, true
 	case !bytes.Equal(rec.msg, messageText):
 		return SkipOtherMessage, false
-	case !bytes.Equal(rec.verdict, verdictDeny) && !bytes.Equal(rec.verdict, verdictOK):
+	case !rec.classify():
 		return SkipInvalid, false
 	}
 	return 0, true
+}
+
+// classify sets the outcome of a decision record and reports whether its
+// verdict and compliance make sense. A record with compliance counts as
+// it says (record version 2); one without (version 1) is derived from its
+// verdict and grace: a denial with grace true is grace, any other denial
+// a violation.
+func (r *rawRecord) classify() bool {
+	var deny bool
+	switch {
+	case bytes.Equal(r.verdict, verdictDeny):
+		deny = true
+	case !bytes.Equal(r.verdict, verdictOK):
+		return false
+	}
+	if r.has&hasCompliance == 0 {
+		switch {
+		case !deny:
+			r.outcome = outAllowed
+		case r.grace == triTrue:
+			r.outcome = outGrace
+		default:
+			r.outcome = outViolation
+		}
+		return true
+	}
+	switch string(r.compliance) {
+	case "allowed":
+		r.outcome = outAllowed
+		return !deny
+	case "violation":
+		r.outcome = outViolation
+	case "grace":
+		r.outcome = outGrace
+	case "protective":
+		r.outcome = outProtective
+	default:
+		return false
+	}
+	return deny
 }
 
 // object reads the top-level object, keeping the fields of rawRecord.
@@ -161,69 +246,4 @@ func (s *scanner) object(rec *rawRecord) error {
 			return s.fail()
 		}
 	}
-}
-
-// member reads the value of the member named k. A field of an unexpected
-// type is skipped, as if absent; of a field given twice, the last counts.
-func (s *scanner) member(rec *rawRecord, k []byte) error {
-	c := s.peek()
-	var dst *[]byte
-	var set fieldSet
-	switch string(k) {
-	case "logger":
-		dst = &rec.logger
-	case "msg":
-		dst = &rec.msg
-	case "verdict":
-		dst = &rec.verdict
-	case "host":
-		dst, set = &rec.host, hasHost
-	case "uri":
-		dst, set = &rec.uri, hasURI
-	case "agent":
-		dst, set = &rec.agent, hasAgent
-	case "robots_hash":
-		dst, set = &rec.hash, hasHash
-	case "ts":
-		if c == '"' || c == '-' || isDigit(c) {
-			return s.timestamp(rec, c)
-		}
-	case "grace":
-		if c == 't' || c == 'f' {
-			return s.flag(&rec.grace, &rec.has, hasGrace)
-		}
-	case "agent_fetched_robots":
-		if c == 't' || c == 'f' {
-			return s.flag(&rec.fetched, &rec.has, hasFetched)
-		}
-	}
-	if dst == nil || c != '"' {
-		return s.skipValue()
-	}
-	v, err := s.str()
-	*dst = v
-	rec.has |= set
-	return err
-}
-
-// flag reads a boolean member into dst, and notes it in has.
-func (s *scanner) flag(dst *tri, has *fieldSet, set fieldSet) error {
-	v, err := s.literal()
-	*dst = v
-	*has |= set
-	return err
-}
-
-// timestamp reads the value of "ts", a number or a string, whose first
-// byte is c.
-func (s *scanner) timestamp(rec *rawRecord, c byte) error {
-	var err error
-	if c == '"' {
-		rec.ts, err = s.str()
-	} else {
-		rec.ts, err = s.number()
-	}
-	rec.tsString = c == '"'
-	rec.has |= hasTS
-	return err
 }

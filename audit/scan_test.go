@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A record as the handler writes it (see the README's record schema).
@@ -85,7 +86,7 @@ func TestParseLineFields(t *testing.T) {
 			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
 		}
 	}
-	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched {
+	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode {
 		t.Errorf("grace %v, fetched %v, has %b", r.grace, r.fetched, r.has)
 	}
 
@@ -96,6 +97,101 @@ func TestParseLineFields(t *testing.T) {
 	}
 	if r.has != 0 || r.grace != triAbsent || r.fetched != triAbsent {
 		t.Errorf("fields of the wrong type: has %b, grace %v, fetched %v; want none", r.has, r.grace, r.fetched)
+	}
+}
+
+// TestClassify checks what a decision record counts as: by compliance in
+// record version 2, by verdict and grace before; and that a compliance
+// the audit does not know, or one that contradicts the verdict, makes the
+// record invalid rather than a guess.
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		fields string // after logger and msg
+		want   outcome
+		ok     bool
+	}{
+		{`"verdict":"allow","compliance":"allowed"`, outAllowed, true},
+		{`"verdict":"deny","compliance":"violation"`, outViolation, true},
+		{`"verdict":"deny","compliance":"grace","grace":true`, outGrace, true},
+		{`"verdict":"deny","compliance":"protective"`, outProtective, true},
+		// compliance decides, whatever grace says.
+		{`"verdict":"deny","compliance":"violation","grace":true`, outViolation, true},
+		{`"verdict":"deny","compliance":"protective","grace":true`, outProtective, true},
+		// Version 1: no compliance.
+		{`"verdict":"allow"`, outAllowed, true},
+		{`"verdict":"deny"`, outViolation, true},
+		{`"verdict":"deny","grace":false`, outViolation, true},
+		{`"verdict":"deny","grace":true`, outGrace, true},
+		{`"verdict":"allow","grace":true`, outAllowed, true},
+		// A compliance of another type reads as absent.
+		{`"verdict":"deny","compliance":null,"grace":true`, outGrace, true},
+		{`"verdict":"deny","compliance":1`, outViolation, true},
+		// Contradictions and unknown values.
+		{`"verdict":"allow","compliance":"violation"`, 0, false},
+		{`"verdict":"deny","compliance":"allowed"`, 0, false},
+		{`"verdict":"deny","compliance":"Violation"`, 0, false},
+		{`"verdict":"deny","compliance":"maybe"`, 0, false},
+		{`"verdict":"deny","compliance":""`, 0, false},
+		{`"compliance":"violation"`, 0, false},
+	}
+	var s scanner
+	var r rawRecord
+	for _, tt := range tests {
+		line := `{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision",` + tt.fields + `}`
+		kind, ok := s.parseLine([]byte(line), &r)
+		if ok != tt.ok || ok && r.outcome != tt.want || !ok && kind != SkipInvalid {
+			t.Errorf("parseLine(%s) = %v, %v, outcome %v; want ok %v, outcome %v", tt.fields, kind, ok, r.outcome, tt.ok, tt.want)
+		}
+	}
+}
+
+// TestParseLineV2 checks the fields of record version 2 and of a
+// robots.txt serve, lists included.
+func TestParseLineV2(t *testing.T) {
+	const rec = `{"level":"info","ts":1795341611.123456,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://www.example.com","host":"www.example.com","uri":"/private/more.html","agent":"ExampleBot","bot_class":"crawler","verdict":"deny","mode":"enforce","grace":false,"compliance":"violation","judged_versions":["5f0c1e2d3a4b5c6d","9a8b\u0037c6d5e4f3a2b"],"robots_hash":"5f0c1e2d3a4b5c6d","client_ip":"198.51.100.7","served_robots":true,"served_at":1795341608.123456,"served_hash":"5f0c1e2d3a4b5c6d","served_link":"ip","identity":"unverified","identity_method":"ip_ranges","content_usage":"train-ai=n"}`
+	var s scanner
+	var r rawRecord
+	if _, ok := s.parseLine([]byte(rec), &r); !ok || r.served {
+		t.Fatalf("record not read as a decision: served %v", r.served)
+	}
+	for _, f := range []struct{ name, got, want string }{
+		{"site", string(r.site), "https://www.example.com"},
+		{"mode", string(r.mode), "enforce"},
+		{"compliance", string(r.compliance), "violation"},
+		{"identity", string(r.identity), "unverified"},
+		{"identity_method", string(r.method), "ip_ranges"},
+		{"client_ip", string(r.clientIP), "198.51.100.7"},
+		{"served_link", string(r.servedLink), "ip"},
+		{"served_at", string(r.servedAt), "1795341608.123456"},
+		{"judged_versions", string(bytes.Join(r.judged.all(), []byte(","))), "5f0c1e2d3a4b5c6d,9a8b7c6d5e4f3a2b"},
+	} {
+		if f.got != f.want {
+			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
+		}
+	}
+	if r.servedRobots != triTrue || r.outcome != outViolation || r.has&(hasJudged|hasServedAt|hasClientIP|hasSite) != hasJudged|hasServedAt|hasClientIP|hasSite {
+		t.Errorf("served_robots %v, outcome %v, has %b", r.servedRobots, r.outcome, r.has)
+	}
+
+	const served = `{"ts":1795341608.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://www.example.com","agents":["Mozilla","AppleWebKit",7,{"x":["y"]},"Chrome"],"client_ip":"198.51.100.7","http_status":200}`
+	if _, ok := s.parseLine([]byte(served), &r); !ok || !r.served {
+		t.Fatalf("serve not read: served %v", r.served)
+	}
+	if got := string(bytes.Join(r.agents.all(), []byte(","))); got != "Mozilla,AppleWebKit,Chrome" || r.judged.n != 0 {
+		t.Errorf("agents %q (other values skipped), judged %d (reset)", got, r.judged.n)
+	}
+
+	// Strings past maxListItems are counted, not kept; an array of the
+	// wrong grammar makes the line malformed.
+	many := `{"logger":"http.handlers.robots_enforce","msg":"robots.txt served","agents":[` + strings.Repeat(`"a",`, maxListItems+2) + `"z"]}`
+	if _, ok := s.parseLine([]byte(many), &r); !ok || r.agents.n != maxListItems || r.agents.more != 3 {
+		t.Errorf("%d agents: kept %d, more %d", maxListItems+3, r.agents.n, r.agents.more)
+	}
+	for _, bad := range []string{`["a",]`, `["a" "b"]`, `[,"a"]`, `["a"`, `["a",`} {
+		line := `{"logger":"http.handlers.robots_enforce","msg":"robots.txt served","agents":` + bad + `}`
+		if kind, ok := s.parseLine([]byte(line), &r); ok || kind != SkipMalformed && kind != SkipTruncated {
+			t.Errorf("agents %s: %v, %v; want malformed or truncated", bad, kind, ok)
+		}
 	}
 }
 
@@ -156,6 +252,8 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":-0.5e+3}],"c":null,"d":true}`))
 	f.Add([]byte(`{"a":[1}`))
 	f.Add([]byte(scanRecord[:200]))
+	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny","compliance":"protective","judged_versions":["a","b\u00e9",1,[]],"identity":"forged","served_robots":true,"served_at":1.5e9}`))
+	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt served","site":"http://localhost:8081","agents":["Mozilla","x"],"client_ip":"::1"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var s scanner
 		var r rawRecord
@@ -173,16 +271,55 @@ func FuzzParseLine(f *testing.F) {
 		if err := json.Unmarshal(line, &m); err != nil {
 			t.Fatalf("parseLine(%q) read a record that encoding/json rejects: %v", line, err)
 		}
-		for name, got := range map[string][]byte{"logger": r.logger, "msg": r.msg, "verdict": r.verdict, "host": r.host, "uri": r.uri, "agent": r.agent, "robots_hash": r.hash} {
+		for name, got := range map[string][]byte{"logger": r.logger, "msg": r.msg, "verdict": r.verdict, "host": r.host, "uri": r.uri, "agent": r.agent, "robots_hash": r.hash,
+			"site": r.site, "mode": r.mode, "compliance": r.compliance, "identity": r.identity, "identity_method": r.method, "client_ip": r.clientIP, "served_link": r.servedLink} {
 			want, isString := m[name].(string)
-			if g := strings.ToValidUTF8(string(got), "\uFFFD"); isString && g != want {
+			if g := asJSON(got); isString && g != want {
 				t.Fatalf("parseLine(%q): %s = %q, encoding/json %q", line, name, g, want)
 			}
 		}
-		for name, got := range map[string]tri{"grace": r.grace, "agent_fetched_robots": r.fetched} {
+		for name, got := range map[string]tri{"grace": r.grace, "agent_fetched_robots": r.fetched, "served_robots": r.servedRobots} {
 			if want, isBool := m[name].(bool); isBool && (got == triTrue) != want {
 				t.Fatalf("parseLine(%q): %s = %v, encoding/json %v", line, name, got, want)
 			}
 		}
+		for name, got := range map[string]*strList{"judged_versions": &r.judged, "agents": &r.agents} {
+			arr, isArray := m[name].([]any)
+			if !isArray {
+				continue
+			}
+			var want []string
+			for _, v := range arr {
+				if s, ok := v.(string); ok {
+					want = append(want, s)
+				}
+			}
+			var g []string
+			for _, v := range got.all() {
+				g = append(g, asJSON(v))
+			}
+			if len(want) > maxListItems {
+				want = want[:maxListItems]
+			}
+			if strings.Join(g, "\x00") != strings.Join(want, "\x00") || len(g) != len(want) {
+				t.Fatalf("parseLine(%q): %s = %q, encoding/json %q", line, name, g, want)
+			}
+		}
 	})
+}
+
+// asJSON returns b as encoding/json decodes it into a string: each octet
+// of invalid UTF-8 becomes U+FFFD (the scanner keeps them as they are).
+func asJSON(b []byte) string {
+	var out strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out.WriteRune(utf8.RuneError)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.String()
 }

@@ -9,21 +9,27 @@ import (
 )
 
 // WriteTable writes the report as aligned text: a summary line, a table of
-// crawlers, each violating crawler's top disallowed paths and robots.txt
-// versions, then the skipped lines and notes. Times are UTC.
+// crawlers, a table of forged claims, each violating crawler's top
+// disallowed paths and robots.txt versions, then the skipped lines and
+// notes. Times are UTC.
 func (r *Report) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "robots.txt compliance audit: "+r.headline())
 	if s := skippedText(r.Total); s != "" {
 		fmt.Fprintf(bw, "Skipped lines: %s.\n", s)
 	}
-	if len(r.Crawlers) == 0 {
+	if len(r.Crawlers) == 0 && len(r.Forgeries) == 0 {
 		fmt.Fprintln(bw, "\nNo compliance records.")
-	} else {
-		bw.WriteString("\n")
-		r.crawlerTable(bw)
-		r.pathsText(bw)
 	}
+	if len(r.Crawlers) > 0 {
+		bw.WriteString("\n")
+		writeColumns(bw, crawlerColumns, r.Crawlers)
+	}
+	if len(r.Forgeries) > 0 {
+		fmt.Fprintf(bw, "\n%s\n\n", forgeriesIntro)
+		writeColumns(bw, forgeryColumns, r.Forgeries)
+	}
+	r.pathsText(bw)
 	if notes := r.notes(); len(notes) > 0 {
 		bw.WriteString("\nNotes:\n")
 		for _, n := range notes {
@@ -33,13 +39,19 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return bw.Flush()
 }
 
-// headline sums up what was read: "412 records from 2 inputs, 2026-11-21
-// 20:56:01 to 2026-11-21 20:56:09 UTC".
+// forgeriesIntro heads the forgeries in the table and HTML formats.
+const forgeriesIntro = "Forged claims: requests that claimed a crawler's product token and failed its identity check. They are not that crawler's, and count in none of its rows."
+
+// headline sums up what was read: "412 records and 9 robots.txt fetches
+// from 2 inputs, 2026-11-21 20:56:01 to 2026-11-21 20:56:09 UTC".
 func (r *Report) headline() string {
 	var b strings.Builder
 	b.WriteString(plural(r.Total.Records-r.Total.Filtered, "record"))
 	if r.Total.Filtered > 0 {
 		fmt.Fprintf(&b, " (%s more left out by the filter)", commas(r.Total.Filtered))
+	}
+	if f := r.Total.Fetches - r.Total.FetchesFiltered; f > 0 {
+		fmt.Fprintf(&b, " and %s", pluralVerb(f, "robots.txt fetch", "robots.txt fetches"))
 	}
 	if len(r.Inputs) == 1 {
 		fmt.Fprintf(&b, " from %s", inputName(r.Inputs[0].Name))
@@ -66,6 +78,9 @@ func (r *Report) filterText() string {
 	if f.Host != "" {
 		parts = append(parts, "host "+clean(f.Host))
 	}
+	if f.Mode != "" {
+		parts = append(parts, "mode "+clean(f.Mode))
+	}
 	if !f.Since.IsZero() {
 		parts = append(parts, "since "+timeText(f.Since))
 	}
@@ -75,43 +90,71 @@ func (r *Report) filterText() string {
 	return strings.Join(parts, ", ")
 }
 
-// tableHeader are the crawler table's columns; numeric ones align right.
-var tableHeader = []struct {
+// column is a column of a text table; numeric ones align right.
+type column struct {
 	title string
 	right bool
-}{
-	{"AGENT", false}, {"HOST", false}, {"REQUESTS", true}, {"DENIED", true}, {"GRACE", true},
-	{"VIOLATIONS", true}, {"RATE", true}, {"AFTER FETCH", true}, {"ROBOTS.TXT FETCHED", false},
-	{"FIRST SEEN", false}, {"LAST SEEN", false},
+	cell  func(c *Crawler) string
 }
 
-func (r *Report) crawlerTable(w *bufio.Writer) {
-	rows := [][]string{make([]string, len(tableHeader))}
-	for i, h := range tableHeader {
-		rows[0][i] = h.title
+// crawlerColumns are the crawler table's columns.
+var crawlerColumns = []column{
+	{"AGENT", false, func(c *Crawler) string { return clean(c.Agent) }},
+	{"IDENTITY", false, func(c *Crawler) string { return clean(c.Identity) }},
+	{"SITE", false, func(c *Crawler) string { return clean(c.Host) }},
+	{"MODE", false, modeText},
+	{"REQUESTS", true, func(c *Crawler) string { return commas(c.Requests) }},
+	{"VIOLATIONS", true, func(c *Crawler) string { return commas(c.Violations) }},
+	{"PROTECTIVE", true, func(c *Crawler) string { return commas(c.Protective) }},
+	{"GRACE", true, func(c *Crawler) string { return commas(c.Grace) }},
+	{"RATE", true, func(c *Crawler) string { return percent(c.ViolationRate) }},
+	{"AFTER FETCH", true, func(c *Crawler) string { return commas(c.ViolationsAfterFetch) }},
+	{"ROBOTS.TXT FETCHED", false, fetchedText},
+	{"FIRST SEEN", false, func(c *Crawler) string { return timeText(c.FirstSeen) }},
+	{"LAST SEEN", false, func(c *Crawler) string { return timeText(c.LastSeen) }},
+}
+
+// forgeryColumns are the forgeries table's columns: no rate, since the
+// requests are no crawler's.
+var forgeryColumns = []column{
+	{"CLAIMED", false, agentText},
+	{"SITE", false, func(c *Crawler) string { return clean(c.Host) }},
+	{"MODE", false, modeText},
+	{"REQUESTS", true, func(c *Crawler) string { return commas(c.Requests) }},
+	{"DENIED", true, func(c *Crawler) string { return commas(c.Denied) }},
+	{"CLIENT IPS", true, ipsText},
+	{"ROBOTS.TXT FETCHED", false, fetchedText},
+	{"FIRST SEEN", false, func(c *Crawler) string { return timeText(c.FirstSeen) }},
+	{"LAST SEEN", false, func(c *Crawler) string { return timeText(c.LastSeen) }},
+}
+
+// writeColumns writes rows as an aligned table under the columns' titles.
+func writeColumns(w *bufio.Writer, cols []column, rows []Crawler) {
+	cells := [][]string{make([]string, len(cols))}
+	for i, col := range cols {
+		cells[0][i] = col.title
 	}
-	for i := range r.Crawlers {
-		c := &r.Crawlers[i]
-		rows = append(rows, []string{
-			clean(c.Agent), clean(c.Host), commas(c.Requests), commas(c.Denied), commas(c.Grace),
-			commas(c.Violations), percent(c.ViolationRate), commas(c.ViolationsAfterFetch),
-			fetchedText(c), timeText(c.FirstSeen), timeText(c.LastSeen),
-		})
+	for i := range rows {
+		row := make([]string, len(cols))
+		for j, col := range cols {
+			row[j] = col.cell(&rows[i])
+		}
+		cells = append(cells, row)
 	}
-	widths := make([]int, len(tableHeader))
-	for _, row := range rows {
+	widths := make([]int, len(cols))
+	for _, row := range cells {
 		for i, cell := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, row := range rows {
+	for _, row := range cells {
 		var line strings.Builder
 		for i, cell := range row {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if i > 0 {
 				line.WriteString("  ")
 			}
-			if tableHeader[i].right {
+			if cols[i].right {
 				line.WriteString(pad + cell)
 			} else {
 				line.WriteString(cell + pad)
@@ -142,12 +185,20 @@ func (r *Report) pathsText(w *bufio.Writer) {
 		for _, p := range c.TopPaths {
 			fmt.Fprintf(w, "    %*s  %s\n", width, countText(p), clean(p.Path))
 		}
-		var versions []string
-		for _, v := range c.RobotsVersions {
-			versions = append(versions, fmt.Sprintf("%s (%s)", clean(v.Hash), commas(v.Count)))
+		fmt.Fprintf(w, "    robots.txt versions: %s\n", versionsText(c.RobotsVersions))
+		if len(c.JudgedVersions) > 0 {
+			fmt.Fprintf(w, "    violations judged against: %s\n", versionsText(c.JudgedVersions))
 		}
-		fmt.Fprintf(w, "    robots.txt versions: %s\n", strings.Join(versions, ", "))
 	}
+}
+
+// versionsText lists versions with their counts: "a9c3… (8), 347d… (2)".
+func versionsText(vs []VersionCount) string {
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("%s (%s)", clean(v.Hash), commas(v.Count)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // countText writes a path's count, "~12±3" when it is an estimate.

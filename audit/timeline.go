@@ -3,11 +3,15 @@ package audit
 // The time line counts each crawler's records in a fixed number of buckets
 // of equal width, shared by all crawlers, so that a report can draw them
 // side by side. The range of the logs is not known before they are read,
-// and rotated logs may come in any order, so the buckets start as narrow as
-// possible and widen when a record falls outside them. Each width of
-// bucketWidths divides the next and buckets start at multiples of their
-// width (from the Unix epoch, in UTC), so a wider bucket is always a whole
-// number of narrower ones, and counts move over exactly.
+// and rotated logs, or the logs of several instances, may come in any
+// order and interleave in time, so the buckets start as narrow as possible
+// and widen when a record falls outside them. Each width of bucketWidths
+// divides the next and buckets start at multiples of their width (from
+// the Unix epoch, in UTC), so a wider bucket is always a whole number of
+// narrower ones, and counts move over exactly. The final layout is the
+// narrowest width whose buckets cover the earliest and latest time read,
+// whatever the order: the same logs in another order give the same time
+// line.
 
 // bucketWidths are the bucket widths in seconds, narrowest first; past the
 // last, widths double.
@@ -18,9 +22,10 @@ var bucketWidths = [...]int64{
 	86400, 7 * 86400, // a day, a week
 }
 
-// Bucket counts the records of one crawler in one time bucket.
+// Bucket counts the records of one crawler in one time bucket, by what
+// they count as.
 type Bucket struct {
-	Allowed, Violations, Grace int64
+	Allowed, Violations, Grace, Protective int64
 }
 
 // timeline places times (Unix seconds) in n buckets.
@@ -68,6 +73,7 @@ func remap(b []Bucket, old, cur timeline) []Bucket {
 		out[j].Allowed += c.Allowed
 		out[j].Violations += c.Violations
 		out[j].Grace += c.Grace
+		out[j].Protective += c.Protective
 	}
 	return out
 }

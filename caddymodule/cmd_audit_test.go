@@ -13,6 +13,7 @@ import (
 	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/pflag"
 )
 
 // auditTestLog is the real Caddy log that package audit's golden tests
@@ -56,7 +57,7 @@ func TestAuditCommand(t *testing.T) {
 
 	// A file, as a table.
 	status, err, out, _ := auditRun(t, nil, auditTestLog)
-	if status != exitOK || err != nil || !strings.Contains(out, "GPTBot           www.example.com") || !strings.Contains(out, "Top disallowed paths") {
+	if status != exitOK || err != nil || !strings.Contains(out, "GPTBot           none      www.example.com") || !strings.Contains(out, "Top disallowed paths") {
 		t.Errorf("table of a file: status %d, %v\n%s", status, err, out)
 	}
 
@@ -111,6 +112,10 @@ func TestAuditCommandErrors(t *testing.T) {
 		{"missing file", []string{auditTestLog, filepath.Join(dir, "missing.log")}, "missing.log"},
 		{"directory", []string{dir}, "is a directory"},
 		{"stdin twice", []string{"-", "-"}, "more than once"},
+		{"pattern without a match", []string{auditTestLog, filepath.Join(dir, "*.log")}, `no file matches "` + filepath.Join(dir, "*.log") + `"`},
+		{"bad pattern", []string{filepath.Join(dir, "[.log")}, "syntax error in pattern"},
+		{"mode", []string{"--mode", "audit", auditTestLog}, `--mode "audit": want enforce or log`},
+		{"every error on one line", []string{"--top", "0", filepath.Join(dir, "a*.log"), filepath.Join(dir, "b*.log")}, `--top 0: want 1 to 64; no file matches "` + filepath.Join(dir, "a*.log") + `"; no file matches "` + filepath.Join(dir, "b*.log") + `"`},
 		{"format", []string{"--format", "xml", auditTestLog}, `format "xml"`},
 		{"since", []string{"--since", "last week", auditTestLog}, `--since: time "last week"`},
 		{"since after until", []string{"--since", "2026-11-21", "--until", "2026-11-20", auditTestLog}, "is not before --until"},
@@ -146,4 +151,92 @@ func TestAuditCommandCobra(t *testing.T) {
 	if err := cmd.Execute(); err == nil {
 		t.Error("a missing file: no error")
 	}
+}
+
+// auditV2 are the synthetic version 2 logs of two instances (see
+// testdata/audit/README.md).
+var auditV2 = filepath.Join("..", "testdata", "audit", "v2-*.log")
+
+// TestAuditCommandInputs checks that patterns are expanded by the command
+// (a quoted pattern reaches it unexpanded), that files and standard input
+// are merged into one report whatever their order, and that a file named
+// twice is read once.
+func TestAuditCommandInputs(t *testing.T) {
+	files, err := filepath.Glob(auditV2)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%s: %v, %v", auditV2, files, err)
+	}
+	rows := func(args []string, stdin []byte) string {
+		t.Helper()
+		status, err, out, _ := auditRun(t, stdin, append([]string{"--format", "csv"}, args...)...)
+		if status != exitOK || err != nil {
+			t.Fatalf("%q: status %d, %v", args, status, err)
+		}
+		return out
+	}
+	want := rows(files, nil)
+	if !strings.Contains(want, "ExampleBot,https://www.example.com,") || !strings.Contains(want, ",ip,") || !strings.Contains(want, ",forged,") {
+		t.Errorf("both instances' logs:\n%s", want)
+	}
+	b, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		stdin []byte
+	}{
+		{"a pattern", []string{auditV2}, nil},
+		{"in reverse", []string{files[1], files[0]}, nil},
+		{"a file and gzip on stdin", []string{"-", files[0]}, auditGzip(t, b)},
+		{"a file twice", []string{files[0], auditV2, files[0], files[1]}, nil},
+	} {
+		if got := rows(tt.args, tt.stdin); got != want {
+			t.Errorf("%s: differs from the files named one by one:\n%s\nwant:\n%s", tt.name, got, want)
+		}
+	}
+	status, err, out, _ := auditRun(t, nil, "--format", "json", files[0], auditV2)
+	var r struct {
+		Inputs []struct{ Name string } `json:"inputs"`
+	}
+	if jerr := json.Unmarshal([]byte(out), &r); status != exitOK || err != nil || jerr != nil || len(r.Inputs) != 2 {
+		t.Errorf("a file and a pattern matching it: status %d, %v, %v, inputs %+v", status, err, jerr, r.Inputs)
+	}
+}
+
+// TestAuditCommandMode checks --mode: a crawler seen in both modes is one
+// row without it, and only its records of that mode with it.
+func TestAuditCommandMode(t *testing.T) {
+	for _, tt := range []struct {
+		mode string
+		want string // AhrefsBot's row: requests, then mode
+	}{
+		{"", "3 enforce+log"},
+		{"log", "1 log"},
+		{"ENFORCE", "2 enforce"},
+	} {
+		args := []string{"--format", "csv", "--agent", "AhrefsBot", auditV2}
+		if tt.mode != "" {
+			args = append([]string{"--mode", tt.mode}, args...)
+		}
+		status, err, out, _ := auditRun(t, nil, args...)
+		rows, cerr := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if status != exitOK || err != nil || cerr != nil || len(rows) != 2 {
+			t.Fatalf("--mode %q: status %d, %v, %v\n%s", tt.mode, status, err, cerr, out)
+		}
+		if got := rows[1][2] + " " + rows[1][16]; got != tt.want {
+			t.Errorf("--mode %q: AhrefsBot %q, want %q", tt.mode, got, tt.want)
+		}
+	}
+}
+
+// TestAuditUsage checks that the usage line names every flag.
+func TestAuditUsage(t *testing.T) {
+	cmd := newAuditCommand()
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(cmd.Use, "--"+f.Name+" ") && !strings.Contains(cmd.Use, "--"+f.Name+"]") {
+			t.Errorf("the usage line does not name --%s: %s", f.Name, cmd.Use)
+		}
+	})
 }

@@ -1,0 +1,375 @@
+package audit
+
+import (
+	"bytes"
+	"slices"
+)
+
+// crawler holds the counts of one row: an agent, on one site (or host),
+// with one identity.
+type crawler struct {
+	agent, host string // as recorded: of the spellings seen, the least
+	agentKey    string // lower-case, to link robots.txt serves
+	hostKey     string
+	identity    string // IdentityNone for none
+	modes       modeSet
+	methods     methodSet
+
+	requests   int64
+	allowed    int64
+	violations int64
+	grace      int64
+	protective int64
+	afterFetch int64
+
+	// Evidence of a robots.txt fetch in the records themselves.
+	fetchedAt  int64 // the earliest; -1 when one had no time; 0 none
+	recordLink linkKind
+	fetchKnown bool // a record said whether it had fetched
+
+	// Times of violations whose record shows no fetch, to count those
+	// made after a fetch that only the serves show.
+	unlinked     []int64
+	unlinkedN    int64 // how many there were
+	unlinkedMore bool  // more than MaxViolationTimes
+	unlinkedMin  int64 // the earliest and latest of all of them
+	unlinkedMax  int64
+
+	// Client IPs, for linking robots.txt serves by IP.
+	ips         map[string]struct{}
+	ipsMore     bool  // more than MaxClientIPs
+	lateIP      int64 // a serve linked by an address past MaxClientIPs
+	lateIPKnown bool
+
+	first, last int64
+	paths       *spaceSaving
+	versions    []VersionCount
+	judged      []VersionCount
+	series      []Bucket
+}
+
+// Identities of a row, as the record's identity field names them; a
+// record without one (a client that claims no product token, or a record
+// of version 1) counts as IdentityNone.
+const (
+	IdentityVerified   = "verified"
+	IdentityUnverified = "unverified"
+	IdentityPending    = "pending"
+	IdentityForged     = "forged"
+	IdentityNone       = "none"
+)
+
+// modeSet is the modes a row's records were written in.
+type modeSet uint8
+
+const (
+	modeEnforce modeSet = 1 << iota
+	modeLog
+)
+
+// String writes the modes as the report shows them: "enforce", "log",
+// "enforce+log", or "" for none recorded.
+func (m modeSet) String() string {
+	switch m {
+	case modeEnforce:
+		return "enforce"
+	case modeLog:
+		return "log"
+	case modeEnforce | modeLog:
+		return "enforce+log"
+	}
+	return ""
+}
+
+// methodSet is the identity methods that decided a row's records.
+type methodSet uint8
+
+var methodNames = [...]string{"ip_ranges", "reverse_dns", "web_bot_auth"}
+
+func (m methodSet) list() []string {
+	var out []string
+	for i, name := range methodNames {
+		if m&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// linkKind is how a robots.txt fetch was tied to a row; a larger value is
+// stronger evidence.
+type linkKind uint8
+
+const (
+	linkNone   linkKind = iota
+	linkRecord          // a record said so, without saying how
+	linkIP              // the same client IP fetched it
+	linkToken           // the same product token fetched it
+)
+
+// The fetched links as reports name them.
+const (
+	LinkToken = "token"
+	LinkIP    = "ip"
+)
+
+func (l linkKind) String() string {
+	switch l {
+	case linkToken:
+		return LinkToken
+	case linkIP:
+		return LinkIP
+	}
+	return ""
+}
+
+var (
+	modeEnforceText = []byte("enforce")
+	modeLogText     = []byte("log")
+	linkTokenText   = []byte(LinkToken)
+	linkIPText      = []byte(LinkIP)
+)
+
+// row returns the counts of the record's agent, site (or host) and
+// identity, compared case-insensitively.
+func (a *Auditor) row(rec *rawRecord) *crawler {
+	host := rec.host
+	if rec.has&hasSite != 0 && len(rec.site) > 0 {
+		host = rec.site
+	}
+	agent, host := cut(rec.agent, MaxAgentLength), cut(host, MaxHostLength)
+	id := cut(rec.identity, maxIdentityLength)
+	k := appendLower(a.key[:0], agent)
+	k = append(k, 0)
+	na := len(k)
+	k = appendLower(k, host)
+	nh := len(k)
+	k = append(k, 0)
+	k = appendLower(k, id)
+	a.key = k
+	if c, ok := a.pairs[string(k)]; ok {
+		// Keep the least spelling, so that the report does not depend on
+		// the order the logs are read in.
+		if string(agent) != c.agent && string(agent) < c.agent {
+			c.agent = string(agent)
+		}
+		if string(host) != c.host && string(host) < c.host {
+			c.host = string(host)
+		}
+		return c
+	}
+	if len(a.pairs) >= a.opts.MaxCrawlers {
+		// Forgeries stay apart from crawlers even here.
+		other, id := &a.other, IdentityNone
+		if identityOf(k[nh+1:]) == IdentityForged {
+			other, id = &a.forged, IdentityForged
+		}
+		if *other == nil {
+			*other = &crawler{agent: OtherAgent, host: OtherHost, identity: id}
+		}
+		return *other
+	}
+	c := &crawler{
+		agent: string(agent), host: string(host),
+		agentKey: string(k[:na-1]), hostKey: string(k[na:nh]),
+		identity: identityOf(k[nh+1:]),
+	}
+	a.pairs[string(k)] = c
+	return c
+}
+
+// identityOf names a lower-case identity value.
+func identityOf(id []byte) string {
+	switch string(id) {
+	case "":
+		return IdentityNone
+	case IdentityVerified:
+		return IdentityVerified
+	case IdentityUnverified:
+		return IdentityUnverified
+	case IdentityPending:
+		return IdentityPending
+	case IdentityForged:
+		return IdentityForged
+	}
+	return string(id)
+}
+
+// count adds a record's outcome, mode, method, paths and versions.
+func (c *crawler) count(rec *rawRecord, pathCounters int) {
+	c.requests++
+	switch rec.outcome {
+	case outAllowed:
+		c.allowed++
+	case outGrace:
+		c.grace++
+	case outProtective:
+		c.protective++
+	case outViolation:
+		c.violations++
+		if c.paths == nil {
+			c.paths = newSpaceSaving(pathCounters)
+		}
+		c.paths.add(pathOf(rec.uri))
+		for _, v := range rec.judged.all() {
+			c.judged = countVersion(c.judged, v)
+		}
+	}
+	switch {
+	case bytes.Equal(rec.mode, modeEnforceText):
+		c.modes |= modeEnforce
+	case bytes.Equal(rec.mode, modeLogText):
+		c.modes |= modeLog
+	}
+	if len(rec.method) > 0 {
+		for i, name := range methodNames {
+			if string(rec.method) == name {
+				c.methods |= 1 << i
+			}
+		}
+	}
+	c.versions = countVersion(c.versions, rec.hash)
+}
+
+// unfetched notes the time of a violation whose record shows no fetch.
+func (c *crawler) unfetched(ns int64) {
+	c.unlinkedN++
+	if c.unlinkedMin == 0 || ns < c.unlinkedMin {
+		c.unlinkedMin = ns
+	}
+	c.unlinkedMax = max(c.unlinkedMax, ns)
+	if len(c.unlinked) < MaxViolationTimes {
+		c.unlinked = append(c.unlinked, ns)
+		return
+	}
+	c.unlinkedMore = true
+}
+
+// afterFetchAt returns how many of the violations whose record shows no
+// fetch were made at or after at, a fetch's time (Unix ns; -1 or 0 for
+// none known), and whether the count is exact. Past MaxViolationTimes it
+// counts all of them when at is before the first, none when it is after
+// the last, and among the times kept otherwise (a lower bound).
+func (c *crawler) afterFetchAt(at int64) (int64, bool) {
+	if at <= 0 || c.unlinkedN == 0 || at > c.unlinkedMax {
+		return 0, true
+	}
+	if at <= c.unlinkedMin {
+		return c.unlinkedN, true
+	}
+	slices.Sort(c.unlinked)
+	i, _ := slices.BinarySearch(c.unlinked, at)
+	return int64(len(c.unlinked) - i), !c.unlinkedMore
+}
+
+// addIP adds a client IP to the row's set. It reports true when the
+// address is new and the set is full, so that it is not kept.
+func (c *crawler) addIP(ip []byte) bool {
+	if _, ok := c.ips[string(ip)]; ok {
+		return false
+	}
+	if len(c.ips) >= MaxClientIPs {
+		c.ipsMore = true
+		return true
+	}
+	if c.ips == nil {
+		c.ips = make(map[string]struct{}, 4)
+	}
+	c.ips[string(ip)] = struct{}{}
+	return false
+}
+
+// fetchEvidence notes what the record says about a robots.txt fetch, and
+// reports whether it says the crawler had fetched one: served_robots in
+// record version 2, agent_fetched_robots (by the same token) before.
+func (c *crawler) fetchEvidence(rec *rawRecord, ns int64, timed bool) bool {
+	var fetched bool
+	link := linkToken // agent_fetched_robots is kept per product token
+	switch {
+	case rec.has&hasServedRobots != 0:
+		fetched = rec.servedRobots == triTrue
+		switch {
+		case bytes.Equal(rec.servedLink, linkTokenText):
+		case bytes.Equal(rec.servedLink, linkIPText):
+			link = linkIP
+		default:
+			link = linkRecord
+		}
+		if t, ok := numericTime(rec.servedAt); ok && rec.has&hasServedAt != 0 {
+			ns, timed = t, true
+		}
+	case rec.has&hasFetched != 0:
+		fetched = rec.fetched == triTrue
+	default:
+		return false
+	}
+	c.fetchKnown = true
+	if !fetched {
+		return false
+	}
+	c.recordLink = max(c.recordLink, link)
+	if !timed {
+		ns = -1
+	}
+	c.fetchedAt = earliest(c.fetchedAt, ns, c.fetchedAt != 0)
+	return true
+}
+
+// earliest returns the earlier of two fetch times (Unix ns, -1 for a fetch
+// without a time), of which old counts only when known.
+func earliest(old, t int64, known bool) int64 {
+	switch {
+	case !known || old == -1:
+		return t
+	case t == -1:
+		return old
+	}
+	return min(old, t)
+}
+
+// countVersion counts one more record of the robots.txt version h.
+func countVersion(vs []VersionCount, h []byte) []VersionCount {
+	for i := range vs {
+		if vs[i].Hash == string(h) {
+			vs[i].Count++
+			return vs
+		}
+	}
+	if len(vs) < MaxVersions {
+		return append(vs, VersionCount{Hash: string(h), Count: 1})
+	}
+	vs[MaxVersions-1].Hash = OtherVersions
+	vs[MaxVersions-1].Count++
+	return vs
+}
+
+// OtherVersions is the hash reported for the robots.txt versions past
+// MaxVersions.
+const OtherVersions = "(other)"
+
+// pathOf returns the path of a request target, without its query, cut at
+// MaxPathLength.
+func pathOf(uri []byte) []byte {
+	if i := bytes.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	return cut(uri, MaxPathLength)
+}
+
+func cut(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+func appendLower[T string | []byte](dst []byte, s T) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}

@@ -1,0 +1,156 @@
+package audit
+
+// member reads the value of the top-level member named k. A field of an
+// unexpected type is skipped, as if absent; of a field given twice, the
+// last counts. Fields the audit does not read are skipped without
+// allocating.
+func (s *scanner) member(rec *rawRecord, k []byte) error {
+	c := s.peek()
+	var dst *[]byte
+	var set fieldSet
+	switch string(k) {
+	case "logger":
+		dst = &rec.logger
+	case "msg":
+		dst = &rec.msg
+	case "verdict":
+		dst = &rec.verdict
+	case "host":
+		dst, set = &rec.host, hasHost
+	case "site":
+		dst, set = &rec.site, hasSite
+	case "uri":
+		dst, set = &rec.uri, hasURI
+	case "agent":
+		dst, set = &rec.agent, hasAgent
+	case "robots_hash":
+		dst, set = &rec.hash, hasHash
+	case "mode":
+		dst, set = &rec.mode, hasMode
+	case "compliance":
+		dst, set = &rec.compliance, hasCompliance
+	case "identity":
+		dst, set = &rec.identity, hasIdentity
+	case "identity_method":
+		dst, set = &rec.method, hasMethod
+	case "client_ip":
+		dst, set = &rec.clientIP, hasClientIP
+	case "served_link":
+		dst, set = &rec.servedLink, hasServedLink
+	case "ts":
+		if c == '"' || c == '-' || isDigit(c) {
+			return s.timestamp(rec, c)
+		}
+	case "served_at":
+		if c == '-' || isDigit(c) {
+			v, err := s.number()
+			rec.servedAt = v
+			rec.has |= hasServedAt
+			return err
+		}
+	case "grace":
+		if c == 't' || c == 'f' {
+			return s.flag(&rec.grace, &rec.has, hasGrace)
+		}
+	case "agent_fetched_robots":
+		if c == 't' || c == 'f' {
+			return s.flag(&rec.fetched, &rec.has, hasFetched)
+		}
+	case "served_robots":
+		if c == 't' || c == 'f' {
+			return s.flag(&rec.servedRobots, &rec.has, hasServedRobots)
+		}
+	case "judged_versions":
+		if c == '[' {
+			rec.has |= hasJudged
+			return s.list(&rec.judged)
+		}
+	case "agents":
+		if c == '[' {
+			rec.has |= hasAgents
+			return s.list(&rec.agents)
+		}
+	}
+	if dst == nil || c != '"' {
+		return s.skipValue()
+	}
+	v, err := s.str()
+	*dst = v
+	rec.has |= set
+	return err
+}
+
+// flag reads a boolean member into dst, and notes it in has.
+func (s *scanner) flag(dst *tri, has *fieldSet, set fieldSet) error {
+	v, err := s.literal()
+	*dst = v
+	*has |= set
+	return err
+}
+
+// timestamp reads the value of "ts", a number or a string, whose first
+// byte is c.
+func (s *scanner) timestamp(rec *rawRecord, c byte) error {
+	var err error
+	if c == '"' {
+		rec.ts, err = s.str()
+	} else {
+		rec.ts, err = s.number()
+	}
+	rec.tsString = c == '"'
+	rec.has |= hasTS
+	return err
+}
+
+// maxListItems is how many strings of a JSON array a record keeps: a
+// served line's agents are the User-Agent's product tokens, which the
+// handler caps at 24 candidates, and judged_versions lists the robots.txt
+// versions of one day, a handful. Further strings are counted, not kept.
+const maxListItems = 24
+
+// strList holds the strings of a JSON array, as slices of the line (or of
+// the scanner's scratch). Items of other types are skipped.
+type strList struct {
+	n     int // items kept
+	more  int // strings past maxListItems
+	items [maxListItems][]byte
+}
+
+// all returns the kept items.
+func (l *strList) all() [][]byte { return l.items[:l.n] }
+
+// list reads an array at the current position (after peek saw its '[')
+// into l, keeping its strings and skipping other values.
+func (s *scanner) list(l *strList) error {
+	l.n, l.more = 0, 0
+	s.pos++ // '['
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		if s.peek() == '"' {
+			v, err := s.str()
+			if err != nil {
+				return err
+			}
+			if l.n < len(l.items) {
+				l.items[l.n] = v
+				l.n++
+			} else {
+				l.more++
+			}
+		} else if err := s.skipValue(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return nil
+		default:
+			return s.fail()
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// notes are the caveats of a report, in plain sentences, shared by the
+// table and HTML formats. Each is computed from the report's own numbers,
+// and printed only when what it says is true of them.
+func (r *Report) notes() []string {
+	var n []string
+	add := func(format string, args ...any) { n = append(n, fmt.Sprintf(format, args...)) }
+	if r.OnlyDenials {
+		s := "No allowed requests were recorded; with log_allowed on they would be. Without them, RATE is the share of violations among denials, not among all requests"
+		if r.everyRate(1) {
+			s += ", so every rate is 100%"
+		}
+		add("%s.", s)
+	}
+	m := r.Missing
+	if m.Time > 0 {
+		add("Records without a readable time: %s; they are counted, but not in first or last seen, nor over time.", commas(m.Time))
+	}
+	if l := r.Legacy; l.Denials > 0 {
+		counted := pluralVerb(l.Violations, "counted as a violation", "counted as violations")
+		if g := l.Denials - l.Violations; g > 0 {
+			counted += ", " + commas(g) + " as grace"
+		}
+		add("%s from records without compliance (record version 1), which cannot tell protective denials (an alternate spelling of the path, a fail-closed denial) from violations: %s.",
+			pluralVerb(l.Denials, "denial comes", "denials come"), counted)
+		if l.WithoutGrace > 0 {
+			add("%s of them lack grace too (an older record schema still): they count as violations even where a robots.txt change had just disallowed the path.", commas(l.WithoutGrace))
+		}
+	}
+	if k := r.countRows(func(c *Crawler) bool { return c.FetchUnknown }); k > 0 {
+		whose := "their records"
+		if k == 1 {
+			whose = "its records"
+		}
+		add("%s robots.txt fetched \"unknown\": %s do not say whether the crawler had fetched robots.txt (an older record schema), and no robots.txt serve in the logs links to it.",
+			pluralVerb(int64(k), "row shows", "rows show"), whose)
+	}
+	if m.RobotsHash > 0 {
+		add("Records without robots_hash: %s; the robots.txt version they were decided by is unknown.", commas(m.RobotsHash))
+	}
+	if slices.ContainsFunc(r.Crawlers, estimated) { // forgeries' paths are not listed
+		add("Path counts marked ~ are estimates: the crawler asked for more distinct paths than are counted (%d); each count is at most its ±error above the true one.", r.PathCounters)
+	}
+	if f := r.Fetches; f.Dropped > 0 {
+		add("%s not kept for linking (past %s kept by site and client IP or token): a crawler they would have linked may show robots.txt fetched \"no\".",
+			pluralVerb(f.Dropped, "robots.txt serve was", "robots.txt serves were"), commas(MaxFetchKeys))
+	}
+	if f := r.Fetches; f.RowsPastIPs > 0 {
+		add("%s from more than %d client IPs: a robots.txt fetch from one of the others links only if it was read before that address's first record.",
+			pluralVerb(int64(f.RowsPastIPs), "row came", "rows came"), MaxClientIPs)
+	}
+	if f := r.Fetches; f.RowsPastTimes > 0 {
+		add("AFTER FETCH is a lower bound for %s: of their violations without a fetch on record, only the first %s read are compared with a fetch that other logs show.",
+			pluralVerb(int64(f.RowsPastTimes), "row", "rows"), commas(MaxViolationTimes))
+	}
+	for _, in := range r.Inputs {
+		if in.Warning != "" {
+			add("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, "."))
+		}
+	}
+	return n
+}
+
+// everyRate reports whether every crawler row has the violation rate v.
+func (r *Report) everyRate(v float64) bool {
+	for i := range r.Crawlers {
+		if r.Crawlers[i].ViolationRate != v {
+			return false
+		}
+	}
+	return len(r.Crawlers) > 0
+}
+
+// countRows counts the rows, of crawlers and forgeries, for which f holds.
+func (r *Report) countRows(f func(c *Crawler) bool) int {
+	k := 0
+	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries} {
+		for i := range rows {
+			if f(&rows[i]) {
+				k++
+			}
+		}
+	}
+	return k
+}
+
+// estimated reports whether a row lists a path count that is an estimate.
+func estimated(c Crawler) bool {
+	for _, p := range c.TopPaths {
+		if p.Error > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pluralVerb writes a count with the singular or plural phrase after it.
+func pluralVerb(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return commas(n) + " " + many
+}
