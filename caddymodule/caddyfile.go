@@ -32,6 +32,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	robots_enforce [<matcher>] [enforce|log] {
 //	    mode          enforce|log
 //	    source        upstream|file <path>|url <url>|inline <text>
+//	    serve_robots  enforced|origin
+//	    content_usage header|off|override
 //	    status        <code>
 //	    body          <text>
 //	    wildcard      bots|all|none
@@ -68,7 +70,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		switch opt := d.Val(); opt {
-		case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts":
+		case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
+			"content_usage", "serve_robots":
 			var val string
 			if !d.Args(&val) || d.NextArg() {
 				return d.ArgErr()
@@ -122,6 +125,10 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 		h.Status = n
 	case "body":
 		h.Body = val
+	case "content_usage":
+		h.ContentUsage = val
+	case "serve_robots":
+		h.ServeRobots = val
 	case "wildcard":
 		h.Wildcard = val
 	case "unreachable":

@@ -322,6 +322,7 @@ http://:<PORT0> {
 			Disallow: /private/
 			Allow: /private/open
 			TXT
+		serve_robots origin
 	}
 	respond "verdict={http.robots_enforce.verdict} reason={http.robots_enforce.reason} agent={http.robots_enforce.agent} rule={http.robots_enforce.rule} line={http.robots_enforce.rule_line}"
 }

@@ -106,6 +106,20 @@ type Handler struct {
 	// LogAllowed also records allowed requests of automated clients.
 	LogAllowed bool `json:"log_allowed,omitempty"`
 
+	// ContentUsage says what the handler does with the AIPREF usage
+	// preference that robots.txt attaches to a response's path
+	// (Content-Usage rules): "header" (the default) adds it as the
+	// Content-Usage response header unless the origin set one; "override"
+	// replaces the origin's; "off" adds nothing.
+	ContentUsage string `json:"content_usage,omitempty"`
+
+	// ServeRobots says who answers GET and HEAD /robots.txt when the
+	// source is not upstream: "enforced" (the default) answers with the
+	// file the handler enforces, so that crawlers read the rules they are
+	// held to; "origin" passes the request on to the site, which may serve
+	// another file, or none.
+	ServeRobots string `json:"serve_robots,omitempty"`
+
 	// Verify configures crawler identity verification, on by default with
 	// the built-in sources; {"off": true} turns it off.
 	Verify *Verify `json:"verify,omitempty"`
@@ -279,6 +293,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
+		cfg.KeepBody = true // served to crawlers (serve_robots), one site's worth
 		if strings.HasPrefix(h.Source.URL, "http://") {
 			cfg.Scheme = "http"
 		}
@@ -351,6 +366,16 @@ func (h *Handler) Validate() error {
 	}
 	if h.Verify != nil {
 		errs = append(errs, h.Verify.validate()...)
+	}
+	switch h.ContentUsage {
+	case "", "header", "off", "override":
+	default:
+		bad("content_usage %q: want header, off or override", h.ContentUsage)
+	}
+	switch h.ServeRobots {
+	case "", "enforced", "origin":
+	default:
+		bad("serve_robots %q: want enforced or origin", h.ServeRobots)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("robots_enforce: %w", errors.Join(errs...))

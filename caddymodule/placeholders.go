@@ -13,6 +13,9 @@ const (
 	phAgent    = "http.robots_enforce.agent"
 	phRule     = "http.robots_enforce.rule"
 	phRuleLine = "http.robots_enforce.rule_line"
+	// phContentUsage is set, unlike the others, only when a usage
+	// preference applies: it is per request, not per kind of decision.
+	phContentUsage = "http.robots_enforce.content_usage"
 )
 
 // placeholders are the values of the handler's placeholders for one kind

@@ -27,7 +27,7 @@ const (
 // its compliance, and adds the decision's key facts to the access log
 // entry of the request. Its fields are a contract: see the README's record
 // schema.
-func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *enforce.Request, id verify.Result, dec *enforce.Decision) {
+func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *enforce.Request, id verify.Result, usage string, dec *enforce.Decision) {
 	ua := req.UserAgent
 	verdict := verdictName(dec.Allowed)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
@@ -42,6 +42,9 @@ func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *e
 	}
 	now := time.Now()
 	ip := clientIP(r)
+	if site == "" && h.sites == nil {
+		site = siteOfRequest(r)
+	}
 	served, link := h.state.fetchers.Lookup(site, dec.Token, ip, now)
 	ev := h.decider.Assess(dec, req, served, link, now)
 	if !dec.Allowed {
@@ -88,6 +91,9 @@ func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *e
 	if !snap.FetchedAt.IsZero() {
 		fields = append(fields, zap.Time("robots_fetched_at", snap.FetchedAt))
 	}
+	if usage != "" {
+		fields = append(fields, zap.String("content_usage", usage))
+	}
 	if id.Outcome != verify.None {
 		fields = append(fields, zap.String("identity", id.Outcome.String()))
 		if id.Method != verify.NoMethod {
@@ -122,4 +128,11 @@ func (h *Handler) recordServed(r *http.Request, site string, tokens []string, ip
 		fields = append(fields, zap.String("robots_hash", version))
 	}
 	c.Write(fields...)
+}
+
+// siteOfRequest names the site of r, for a source that serves every site
+// the same file: its origin, or "" when its Host names none.
+func siteOfRequest(r *http.Request) string {
+	key, _ := siteKey(r, localAddr(r))
+	return key
 }

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bytes"
 	"cmp"
 	"io"
 	"net/http"
@@ -21,13 +22,18 @@ import (
 // before the change. The client gets exactly what it would get without
 // the handler; its body is only hashed on its way, up to the size limit.
 func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if h.sites == nil && h.ServeRobots != "origin" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveEnforced(w, r)
+	}
 	sent := sentRequestOf(r)
-	key, ok := h.fixed, true
+	key, ok := "", true
 	if h.sites != nil {
 		var sr *siteRoute
 		if sr, ok = h.sites.site(r, next); ok {
 			key = sr.key
 		}
+	} else {
+		key = siteOfRequest(r)
 	}
 	if !ok || !plainRobotsRequest(&sent, r) {
 		return next.ServeHTTP(w, r)
@@ -124,4 +130,61 @@ func (w *hashingWriter) version() string {
 		return enforce.VersionUnavailable
 	}
 	return ""
+}
+
+// serveEnforced answers GET and HEAD /robots.txt with the file the handler
+// enforces (the file, inline and url sources), so that crawlers can read
+// the rules they are held to: a site without a robots.txt of its own would
+// otherwise answer 404, which RFC 9309 §2.3.1.3 makes "everything
+// allowed". The octets are exactly those enforced, as text/plain with an
+// ETag naming the version and Last-Modified, and conditional and range
+// requests are answered as for any file. A source with no file answers as
+// the file's state reads: 404 when there is none (everything allowed), 503
+// while it is unreachable with no copy (everything disallowed, RFC 9309
+// §2.3.1.4).
+func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request) error {
+	snap := h.state.source.Snapshot(r.Context(), h.fixed)
+	version := snap.VersionName()
+	status := http.StatusOK
+	switch {
+	case snap.Robots != nil && snap.Body != nil:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("ETag", `"`+snap.Hash+`"`)
+		rec := &statusRecorder{ResponseWriter: w}
+		http.ServeContent(rec, r, "robots.txt", snap.ChangedAt, bytes.NewReader(snap.Body))
+		status = rec.status
+	case snap.Robots == nil && !snap.DisallowAll:
+		status = http.StatusNotFound
+		w.WriteHeader(status)
+	default:
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(status)
+	}
+	if status == http.StatusOK || status == http.StatusNotModified || status == http.StatusPartialContent || status == http.StatusNotFound {
+		site, tokens, ip := siteOfRequest(r), servedTokens(userAgent(r.Header)), clientIP(r)
+		h.state.fetchers.Note(site, tokens, ip, version, time.Now())
+		h.recordServed(r, site, tokens, ip, version, status)
+	}
+	return nil
+}
+
+// statusRecorder notes the status a handler writes.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusRecorder) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
 }

@@ -16,8 +16,11 @@ import (
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	switch then, err := h.judge(w, r, next); then {
+	switch then, usage, err := h.judge(w, r, next); then {
 	case toNext:
+		if usage != "" {
+			w = h.withUsage(w, usage)
+		}
 		return next.ServeHTTP(w, r)
 	case toRobotsTxt:
 		return h.serveRobotsTxt(w, r, next)
@@ -43,10 +46,10 @@ const (
 // more stack for this one.
 //
 //go:noinline
-func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (judged, error) {
+func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (then judged, usage string, err error) {
 	ua := userAgent(r.Header)
 	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
-		return toNext, nil // the handler's own robots.txt request
+		return toNext, "", nil // the handler's own robots.txt request
 	}
 	sent := sentRequestOf(r)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
@@ -56,7 +59,7 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		if repl != nil {
 			repl.Map(constantProviders[enforce.ReasonRobotsTxt][1])
 		}
-		return toRobotsTxt, nil
+		return toRobotsTxt, "", nil
 	}
 
 	if h.sites != nil && sent.path != r.URL.Path {
@@ -75,21 +78,26 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		h.judgeRewriteHeaders(r, sent.target, snap, &req, &dec)
 	}
 
+	usage = h.usageFor(snap, &dec)
 	h.handOn(repl, &dec)
+	if usage != "" && repl != nil {
+		repl.Set(phContentUsage, usage)
+	}
 	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
-		h.record(r, site, &sent, &req, id, &dec)
+		h.record(r, site, &sent, &req, id, usage, &dec)
 	}
 	if dec.Allowed || !h.enforce {
-		return toNext, nil
+		return toNext, usage, nil
 	}
-	return answered, h.deny(w, &dec)
+	return answered, "", h.deny(w, &dec)
 }
 
-// snapshot returns r's site (its Store key; "" when r names none) and
-// the robots.txt in force for it.
+// snapshot returns r's site (its Store key; "" when r names none, or for
+// a source that serves every site the same file) and the robots.txt in
+// force for it.
 func (h *Handler) snapshot(r *http.Request, next caddyhttp.Handler) (string, *enforce.Snapshot) {
 	if h.sites == nil {
-		return h.fixed, h.state.source.Snapshot(r.Context(), h.fixed)
+		return "", h.state.source.Snapshot(r.Context(), h.fixed) // the site is named when a record needs it
 	}
 	sr, ok := h.sites.site(r, next)
 	if !ok {

@@ -131,6 +131,8 @@ type Decision struct {
 	// Verdict is the robots.txt verdict behind a named or "*" group
 	// decision: the deciding rule, its line and its group's line.
 	Verdict rules.Verdict
+	// Group is the group whose verdict decided, or nil.
+	Group *rules.Group
 	// Reading is the reading of the target the verdict was made on (the one
 	// that denied, when one did).
 	Reading Reading
@@ -269,7 +271,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		for i := 0; i < m.Len(); i++ {
 			v, reading := judgeReadings(m.Group(i), rd)
 			if i == 0 || v.Allowed {
-				dec.Token, dec.Verdict, dec.Reading = m.Token(i), v, reading
+				dec.Token, dec.Verdict, dec.Reading, dec.Group = m.Token(i), v, reading, m.Group(i)
 			}
 			if v.Allowed {
 				dec.Allowed = true
@@ -286,7 +288,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 	case !bound:
 		dec.Reason = ReasonNotAutomated
 	default:
-		dec.Reason = ReasonWildcardGroup
+		dec.Reason, dec.Group = ReasonWildcardGroup, g
 		dec.Verdict, dec.Reading = judgeReadings(g, rd)
 		dec.Allowed = dec.Verdict.Allowed
 	}

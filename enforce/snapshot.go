@@ -110,6 +110,11 @@ type Snapshot struct {
 	// when there is no file. With Source and FetchedAt, it names the
 	// version a verdict was made against.
 	Hash string
+	// Body holds the octets the rules were read from (up to the parse
+	// limit plus one), for sources that serve the file they enforce: the
+	// file and inline sources, and a Store with KeepBody. Nil otherwise,
+	// and on the versions of Earlier.
+	Body []byte
 	// Truncated reports that the body was longer than the size limit and
 	// its end was not read (RFC 9309 §2.5); Robots.Diagnostics says where.
 	Truncated bool
@@ -227,7 +232,7 @@ func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
 		earlier = prev.Earlier
 	default:
 		old := *prev
-		old.Earlier, old.ReplacedAt = nil, now
+		old.Earlier, old.ReplacedAt, old.Body = nil, now, nil
 		s.ChangedAt = now
 		earlier = append([]*Snapshot{&old}, prev.Earlier...)
 	}
@@ -342,6 +347,7 @@ type lifecycle struct {
 	minRefresh  time.Duration // shortest time between fetches
 	unreachable UnreachablePolicy
 	longUnreach UnreachablePolicy
+	keepBody    bool // keep each file's body in its snapshot
 }
 
 // next returns the snapshot that follows prev (nil for a host not fetched
@@ -365,6 +371,9 @@ func (l *lifecycle) next(prev *Snapshot, source string, o accessOutcome, now tim
 	}
 	if o.access == AccessAvailable {
 		s.setFile(prev, o.body, o.truncated, l.maxSize)
+		if l.keepBody {
+			s.Body = o.body
+		}
 	}
 	return s.follow(prev, now)
 }

@@ -132,6 +132,7 @@ func (f *FileSource) load(now time.Time) error {
 	f.modTime, f.size, f.reread = fi.ModTime(), fi.Size(), false
 	s := &Snapshot{Source: "file:" + f.path, FetchedAt: now, CheckedAt: now}
 	s.setFile(prev, body, false, f.maxSize)
+	s.Body = body
 	f.snap.Store(s.follow(prev, now))
 	return nil
 }
@@ -183,6 +184,7 @@ func NewInlineSource(cfg InlineConfig) (*InlineSource, error) {
 	t := now()
 	s := &Snapshot{Source: "inline", FetchedAt: t, ChangedAt: t, CheckedAt: t}
 	s.setFile(nil, []byte(cfg.Body), false, maxSize)
+	s.Body = []byte(cfg.Body)
 	return &InlineSource{snap: s}, nil
 }
 

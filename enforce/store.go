@@ -73,6 +73,7 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 			minRefresh:  cfg.MinRefresh,
 			unreachable: cfg.Unreachable,
 			longUnreach: cfg.LongUnreachable,
+			keepBody:    cfg.KeepBody,
 		},
 	}
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)

@@ -91,6 +91,11 @@ type StoreConfig struct {
 	// that offered (see Offer), after the snapshot is in force, and must
 	// not block.
 	OnChange func(host string, old, new *Snapshot)
+	// KeepBody keeps the body of the file in force in its snapshot
+	// (Snapshot.Body), for a caller that serves the file it enforces. It
+	// costs up to the parse limit per host: meant for a Store with a URL,
+	// which tracks one.
+	KeepBody bool
 	// OnVersion, when set, is given the body of each new version of a
 	// site's robots.txt the store fetches (read up to the parse limit plus
 	// one octet), named by its hex SHA-256: a caller that saves the

@@ -1,0 +1,83 @@
+package caddymodule
+
+import (
+	"io"
+	"net/http"
+	"unsafe"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+)
+
+// AIPREF usage preferences (draft-ietf-aipref-attach-05, with the
+// vocabulary of draft-ietf-aipref-vocab-07): robots.txt says whether a
+// crawler may fetch a path; a Content-Usage rule says how what it fetches
+// may be used. The handler carries the preference that applies to each
+// response as the Content-Usage header field (attach-05 §2): the named
+// group's for a named crawler, the "*" group's for everyone else. The
+// preference is about the content, so browsers get it too.
+
+// contentUsageHeader is the response header field of a usage preference.
+const contentUsageHeader = "Content-Usage"
+
+// usageFor returns the Content-Usage value for an allowed request, "" when
+// none applies. Sites whose robots.txt has no Content-Usage rule pay a
+// nil check.
+func (h *Handler) usageFor(snap *enforce.Snapshot, dec *enforce.Decision) string {
+	if h.ContentUsage == "off" || !dec.Allowed || dec.Path == "" || snap.Robots == nil {
+		return ""
+	}
+	g := dec.Group
+	if !dec.Named {
+		g = snap.Robots.Wildcard()
+	}
+	if g == nil || !g.HasUsage() {
+		return ""
+	}
+	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
+	if !dec.Named && dec.Group != g && !g.DecideCanonical(path).Allowed {
+		return "" // attach-05 §3.1: no preference for a path the group disallows
+	}
+	return g.UsageCanonical(path).String()
+}
+
+// usageWriter adds the Content-Usage field to a response as its status is
+// written: in the default mode ("header") only when the origin set none,
+// with "override" in place of the origin's.
+type usageWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	value    string
+	override bool
+	written  bool
+}
+
+func (h *Handler) withUsage(w http.ResponseWriter, value string) http.ResponseWriter {
+	return &usageWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, value: value, override: h.ContentUsage == "override"}
+}
+
+func (w *usageWriter) WriteHeader(status int) {
+	if !w.written && status >= 200 {
+		w.written = true
+		if hdr := w.Header(); w.override || len(hdr[contentUsageHeader]) == 0 {
+			hdr.Set(contentUsageHeader, w.value)
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *usageWriter) Write(p []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// ReadFrom writes the header first: the wrapper's ReadFrom would hand the
+// body to the connection without it.
+func (w *usageWriter) ReadFrom(r io.Reader) (int64, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriterWrapper.ReadFrom(r)
+}
