@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
 
 func init() {
@@ -64,50 +65,81 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	if d.NextArg() {
 		h.Mode = d.Val()
+		if err := h.checkOption("mode"); err != nil {
+			return d.Errf("%v", err)
+		}
 		if d.NextArg() {
 			return d.ArgErr()
 		}
 	}
+	shortMode := h.Mode
 	for d.NextBlock(0) {
-		switch opt := d.Val(); opt {
-		case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
-			"content_usage", "serve_robots":
-			var val string
-			if !d.Args(&val) || d.NextArg() {
-				return d.ArgErr()
-			}
-			if err := h.setOption(d, opt, val); err != nil {
-				return err
-			}
-		case "source":
-			if h.Source != nil {
-				return d.Errf("source given twice")
-			}
-			if err := h.parseSource(d); err != nil {
-				return err
-			}
-		case "new_hosts":
-			if err := h.parseNewHosts(d); err != nil {
-				return err
-			}
-		case "allow_agents":
-			args := d.RemainingArgs()
-			if len(args) == 0 {
-				return d.ArgErr()
-			}
-			h.AllowAgents = append(h.AllowAgents, args...)
-		case "verify":
-			if err := h.parseVerify(d); err != nil {
-				return err
-			}
-		case "log_allowed":
-			if d.NextArg() {
-				return d.ArgErr()
-			}
-			h.LogAllowed = true
-		default:
-			return d.Errf("unrecognized subdirective %q", opt)
+		if err := h.unmarshalOption(d, shortMode); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// unmarshalOption reads one subdirective, and checks its value at once,
+// so that an error names the file and line it is on.
+func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, shortMode string) error {
+	opt := d.Val()
+	if err := h.readOption(d, opt); err != nil {
+		return err
+	}
+	if opt == "mode" && shortMode != "" && h.Mode != shortMode {
+		return d.Errf("mode %s contradicts robots_enforce %s on the directive's line", h.Mode, shortMode)
+	}
+	if opt == "max_hosts" && h.MaxHosts == 0 {
+		return d.Errf("max_hosts 0: want at least 1 (leave it out for the default, %d)", enforce.DefaultMaxHosts)
+	}
+	if err := h.checkOption(opt); err != nil {
+		return d.Errf("%v", err)
+	}
+	return nil
+}
+
+// readOption reads the subdirective opt.
+func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
+	switch opt {
+	case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
+		"content_usage", "serve_robots":
+		var val string
+		if !d.Args(&val) || d.NextArg() {
+			return d.ArgErr()
+		}
+		if err := h.setOption(d, opt, val); err != nil {
+			return err
+		}
+	case "source":
+		if h.Source != nil {
+			return d.Errf("source given twice")
+		}
+		if err := h.parseSource(d); err != nil {
+			return err
+		}
+	case "new_hosts":
+		if err := h.parseNewHosts(d); err != nil {
+			return err
+		}
+	case "allow_agents":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return d.ArgErr()
+		}
+		h.AllowAgents = append(h.AllowAgents, args...)
+	case "verify":
+		if err := h.parseVerify(d); err != nil {
+			return err
+		}
+	case "log_allowed":
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		h.LogAllowed = true
+	default:
+		return d.Errf("unrecognized subdirective %q", opt)
 	}
 	return nil
 }
@@ -148,7 +180,7 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 		if err != nil || n > 1<<31 {
 			return d.Errf("max_size %q: not a size such as 500KiB or 1MiB", val)
 		}
-		h.MaxSize = int(n)
+		h.MaxSize = ByteSize(n)
 	case "max_hosts":
 		n, err := strconv.Atoi(val)
 		if err != nil {

@@ -75,19 +75,14 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want:  Handler{Mode: "log"},
 		},
 		{
-			name:  "subdirective mode overrides the argument",
-			input: "robots_enforce log {\n\tmode enforce\n}",
-			want:  Handler{Mode: "enforce"},
-		},
-		{
 			name:  "source upstream",
 			input: "robots_enforce {\n\tsource upstream\n}",
 			want:  Handler{Source: &Source{Kind: "upstream"}},
 		},
 		{
 			name:  "source file",
-			input: "robots_enforce {\n\tsource file /srv/robots.txt\n}",
-			want:  Handler{Source: &Source{Kind: "file", Path: "/srv/robots.txt"}},
+			input: "robots_enforce {\n\tsource file ../testdata/demo/robots.txt\n}",
+			want:  Handler{Source: &Source{Kind: "file", Path: "../testdata/demo/robots.txt"}},
 		},
 		{
 			name:  "source url",
@@ -268,7 +263,19 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream: wrong number of arguments"},
 		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: wrong number of arguments"},
 		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file: wrong number of arguments"},
-		{"two sources", "robots_enforce {\n\tsource file /a\n\tsource upstream\n}", "source given twice"},
+		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice"},
+		{"a missing source file", "robots_enforce {\n\tsource file no/such/robots.txt\n}", "source file: stat no/such/robots.txt"},
+		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode enforce contradicts robots_enforce log"},
+		{"max_hosts 0", "robots_enforce {\n\tmax_hosts 0\n}", "max_hosts 0: want at least 1"},
+		{"bad mode", "robots_enforce {\n\tmode block\n}", `mode "block": want enforce or log`},
+		{"bad short mode", "robots_enforce block", `mode "block": want enforce or log`},
+		{"bad wildcard", "robots_enforce {\n\twildcard everyone\n}", `wildcard policy "everyone"`},
+		{"bad unreachable", "robots_enforce {\n\tunreachable maybe\n}", `unreachable "maybe": want deny or allow`},
+		{"status 200", "robots_enforce {\n\tstatus 200\n}", "status 200: want an error status"},
+		{"max_size under the minimum", "robots_enforce {\n\tmax_size 100KiB\n}", "max_size 102400: want at least 512000"},
+		{"refresh past a day", "robots_enforce {\n\trefresh 48h\n}", "refresh 48h0m0s: want between"},
+		{"source url not a URL", "robots_enforce {\n\tsource url notaurl\n}", `source url "notaurl": want an http or https URL`},
+		{"invalid allow_agents", "robots_enforce {\n\tallow_agents my/monitor\n}", `allow_agents "my/monitor": a product token`},
 		{"new_hosts without per", "robots_enforce {\n\tnew_hosts 20\n}", "new_hosts: want <count> per <duration>"},
 		{"new_hosts zero", "robots_enforce {\n\tnew_hosts 0 per 1s\n}", `new_hosts "0": want a count of at least 1`},
 		{"new_hosts bad period", "robots_enforce {\n\tnew_hosts 5 per soon\n}", `new_hosts per "soon": want a positive duration`},
@@ -285,6 +292,10 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("UnmarshalCaddyfile(%q) = %q, want it to contain %q", tt.input, err, tt.want)
+			}
+			// Every error names the file and line, for caddy adapt.
+			if !strings.Contains(err.Error(), ", at Testfile:") {
+				t.Errorf("UnmarshalCaddyfile(%q) = %q, want the file and line in it", tt.input, err)
 			}
 		})
 	}
@@ -317,7 +328,13 @@ func TestValidate(t *testing.T) {
 		{"unreachable deny", func(h *Handler) { h.Unreachable = "deny" }, ""},
 		{"source upstream", func(h *Handler) { h.Source = &Source{Kind: "upstream"} }, ""},
 		{"source of no kind", func(h *Handler) { h.Source = &Source{} }, ""},
-		{"source file", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "robots.txt"} }, ""},
+		{"source file", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "../testdata/demo/robots.txt"} }, ""},
+		{"source file missing", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "no/such/robots.txt"} }, "source file: stat no/such/robots.txt"},
+		{"max_size too large", func(h *Handler) { h.MaxSize = 1 << 30 }, "max_size 1073741824: want at most"},
+		{"bad wildcard", func(h *Handler) { h.Wildcard = "everyone" }, `wildcard policy "everyone"`},
+		{"bad content_usage", func(h *Handler) { h.ContentUsage = "strip" }, `content_usage "strip": want header, off or override`},
+		{"bad serve_robots", func(h *Handler) { h.ServeRobots = "both" }, `serve_robots "both": want enforced or origin`},
+		{"bad verify forged", func(h *Handler) { h.Verify = &Verify{Forged: "block"} }, `verify forged "block": want wildcard, deny or ignore`},
 		{"source url https", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https://example.com/robots.txt"} }, ""},
 		{"source url http", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "http://127.0.0.1:8080/robots.txt"} }, ""},
 		{"source inline", func(h *Handler) { h.Source = &Source{Kind: "inline", Text: "User-agent: *\n"} }, ""},

@@ -7,11 +7,10 @@ package caddymodule
 
 import (
 	"cmp"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,11 +18,11 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 func init() {
@@ -80,8 +79,9 @@ type Handler struct {
 	Refresh caddy.Duration `json:"refresh,omitempty"`
 
 	// MaxSize is how many octets of robots.txt are parsed, at least (and by
-	// default) 500 KiB (RFC 9309 §2.5).
-	MaxSize int `json:"max_size,omitempty"`
+	// default) 500 KiB (RFC 9309 §2.5), at most 16 MiB. JSON takes a
+	// number of octets or a size with a unit: 1048576 or "1MiB".
+	MaxSize ByteSize `json:"max_size,omitempty"`
 
 	// FetchTimeout bounds one robots.txt fetch, redirects included; a
 	// request on a host whose file was never fetched waits for it. Default
@@ -151,6 +151,29 @@ type Handler struct {
 	verifierName    string
 	forgedPolicy    string // Verify.Forged
 	pendingWildcard bool   // Verify.Pending == "wildcard"
+}
+
+// ByteSize is a number of octets. In JSON it is a number, or a string with
+// a unit as the Caddyfile takes it ("500KiB", "1MiB", "2MB").
+type ByteSize int
+
+// UnmarshalJSON reads a number of octets or a size with a unit.
+func (b *ByteSize) UnmarshalJSON(data []byte) error {
+	var n int
+	if err := json.Unmarshal(data, &n); err == nil {
+		*b = ByteSize(n)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("max_size: want a number of octets or a size such as \"1MiB\", got %s", data)
+	}
+	v, err := humanize.ParseBytes(s)
+	if err != nil || v > 1<<31 {
+		return fmt.Errorf("max_size %q: want a size such as 500KiB or 1MiB", s)
+	}
+	*b = ByteSize(v)
+	return nil
 }
 
 // NewHosts is a budget: Count events in any Per, on average.
@@ -257,14 +280,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) buildSource(st *sharedState) error {
 	switch h.Source.Kind {
 	case "file":
-		src, err := enforce.NewFileSource(enforce.FileConfig{Path: h.Source.Path, MaxSize: h.MaxSize})
+		src, err := enforce.NewFileSource(enforce.FileConfig{Path: h.Source.Path, MaxSize: int(h.MaxSize)})
 		if err != nil {
 			return fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
 		}
 		st.source = src
 		return nil
 	case "inline":
-		src, err := enforce.NewInlineSource(enforce.InlineConfig{Body: h.Source.Text, MaxSize: h.MaxSize})
+		src, err := enforce.NewInlineSource(enforce.InlineConfig{Body: h.Source.Text, MaxSize: int(h.MaxSize)})
 		if err != nil {
 			return fmt.Errorf("robots.txt source inline: %w", err)
 		}
@@ -273,7 +296,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 	}
 	cfg := enforce.StoreConfig{
 		OnChange:     st.logRobotsChange,
-		MaxSize:      h.MaxSize,
+		MaxSize:      int(h.MaxSize),
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),
 		MaxHosts:     h.MaxHosts,
@@ -306,80 +329,6 @@ func (h *Handler) buildSource(st *sharedState) error {
 		return fmt.Errorf("robots.txt store: %w", err)
 	}
 	st.source, st.store = store, store
-	return nil
-}
-
-// Validate checks the configuration.
-func (h *Handler) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	switch h.Mode {
-	case "enforce", "log":
-	default:
-		bad("mode %q: want enforce or log", h.Mode)
-	}
-	if h.Status < 400 || h.Status > 599 {
-		bad("status %d: want an error status, 400 to 599", h.Status)
-	}
-	switch h.Unreachable {
-	case "", "deny", "allow":
-	default:
-		bad("unreachable %q: want deny or allow", h.Unreachable)
-	}
-	if r := time.Duration(h.Refresh); r != 0 && (r < enforce.DefaultMinRefresh || r > enforce.MaxRefresh) {
-		bad("refresh %v: want between %v and %v (RFC 9309 §2.4)", r, enforce.DefaultMinRefresh, enforce.MaxRefresh)
-	}
-	if h.MaxSize != 0 && h.MaxSize < rules.DefaultMaxSize {
-		bad("max_size %d: want at least %d octets (500 KiB, RFC 9309 §2.5)", h.MaxSize, rules.DefaultMaxSize)
-	}
-	if d := time.Duration(h.FetchTimeout); d != 0 && (d < minFetchTimeout || d > maxFetchTimeout) {
-		bad("fetch_timeout %v: want between %v and %v", d, minFetchTimeout, maxFetchTimeout)
-	}
-	if h.MaxHosts < 0 || h.MaxHosts > maxMaxHosts {
-		bad("max_hosts %d: want between 1 and %d", h.MaxHosts, maxMaxHosts)
-	}
-	if n := h.NewHosts; n != nil && (n.Count <= 0 || n.Per <= 0) {
-		bad("new_hosts %d per %v: want a positive count and period", n.Count, time.Duration(n.Per))
-	}
-	for _, a := range h.AllowAgents {
-		if !rules.IsProductToken(a) {
-			bad("allow_agents %q: a product token is letters, '-' and '_' only", a)
-		}
-	}
-	if s := h.Source; s != nil {
-		switch s.Kind {
-		case "", "upstream":
-		case "file":
-			if s.Path == "" {
-				bad("source file: no path")
-			}
-		case "url":
-			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				bad("source url %q: want an http or https URL", s.URL)
-			} else if u.User != nil {
-				bad("source url: credentials in the URL would be logged with every record; serve the file without them")
-			}
-		case "inline":
-		default:
-			bad("source %q: want upstream, file, url or inline", s.Kind)
-		}
-	}
-	if h.Verify != nil {
-		errs = append(errs, h.Verify.validate()...)
-	}
-	switch h.ContentUsage {
-	case "", "header", "off", "override":
-	default:
-		bad("content_usage %q: want header, off or override", h.ContentUsage)
-	}
-	switch h.ServeRobots {
-	case "", "enforced", "origin":
-	default:
-		bad("serve_robots %q: want enforced or origin", h.ServeRobots)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("robots_enforce: %w", errors.Join(errs...))
-	}
 	return nil
 }
 

@@ -39,7 +39,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 		return next.ServeHTTP(w, r)
 	}
 	tee := &hashingWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		sum: enforce.NewVersionHasher(cmp.Or(h.MaxSize, rules.DefaultMaxSize) + 1)}
+		sum: enforce.NewVersionHasher(cmp.Or(int(h.MaxSize), rules.DefaultMaxSize) + 1)}
 	err := next.ServeHTTP(tee, r)
 	version := tee.version()
 	if err != nil || version == "" {

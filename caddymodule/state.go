@@ -82,7 +82,7 @@ func (h *Handler) stateKey() (string, error) {
 		Source       *Source
 		Unreachable  string
 		Refresh      caddy.Duration
-		MaxSize      int
+		MaxSize      ByteSize
 		FetchTimeout caddy.Duration
 		MaxHosts     int
 		NewHosts     *NewHosts
