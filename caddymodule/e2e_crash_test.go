@@ -106,9 +106,9 @@ func hxExpect(t testing.TB, c *hxCaddy, host, path, ua string, want int) {
 	r, err := c.get(0, host, path, ua)
 	switch {
 	case err != nil:
-		t.Errorf("GET %s%s by %.40q: %v", host, path, ua, err)
+		t.Errorf("GET %s%s by %s: %v", host, path, hxUAName(ua), err)
 	case r.status != want:
-		t.Errorf("GET %s%s by %.40q = %d %.80q, want %d", host, path, ua, r.status, r.body, want)
+		t.Errorf("GET %s%s by %s = %d %.80q, want %d", host, path, hxUAName(ua), r.status, r.body, want)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,7 +155,7 @@ func (c *hxCaddy) waitReady() {
 		for {
 			if !c.alive() {
 				c.shown = true
-				c.t.Fatalf("caddy ended while starting (%v):\n%s", c.state, c.logTail())
+				c.t.Fatalf("caddy ended while starting (%v):\n%s", c.state, c.errorLines())
 			}
 			conn, err := net.DialTimeout("tcp", a, time.Second)
 			if err == nil {
@@ -221,6 +223,25 @@ func (c *hxCaddy) logTail() string {
 		data = data[len(data)-hxLogTail:]
 	}
 	return string(data)
+}
+
+// errorLines returns the lines of Caddy's output at level error or
+// fatal, or its tail when there are none.
+func (c *hxCaddy) errorLines() string {
+	data, err := os.ReadFile(c.logs)
+	if err != nil {
+		return err.Error()
+	}
+	var errs []string
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, `"level":"error"`) || strings.Contains(line, `"level":"fatal"`) {
+			errs = append(errs, strings.TrimSpace(line))
+		}
+	}
+	if len(errs) == 0 {
+		return c.logTail()
+	}
+	return strings.Join(errs, "\n")
 }
 
 // crashExcerpt returns Caddy's output from its first "panic:" line on, a
@@ -424,4 +445,68 @@ func hxMetric(text, name, labels string) (float64, bool) {
 func hxIsTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// hxFloodResult is what a flood of requests got.
+type hxFloodResult struct {
+	sent, broke, failed int
+	examples            []string // of the requests that broke the rule, a few
+}
+
+// hxFloodExamples is how many of the requests that broke a rule a flood
+// reports.
+const hxFloodExamples = 5
+
+// flood sends n requests from workers goroutines at once: the i-th is GET
+// path with Host host and User-Agent ua to the port req(i) returns. It
+// counts the answers that broke says break the rule, and the requests
+// that got no answer.
+func (c *hxCaddy) flood(n, workers int, req func(i int) (port int, host, path, ua string), broke func(hxResp) bool) hxFloodResult {
+	var (
+		mu   sync.Mutex
+		res  hxFloodResult
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				port, host, path, ua := req(i)
+				r, err := c.get(port, host, path, ua)
+				mu.Lock()
+				res.sent++
+				switch {
+				case err != nil:
+					res.failed++
+				case broke(r):
+					res.broke++
+					if len(res.examples) < hxFloodExamples {
+						res.examples = append(res.examples, fmt.Sprintf("GET %s%s by %s = %d %.40q", host, path, hxUAName(ua), r.status, r.body))
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return res
+}
+
+// hxUAName names a User-Agent of the tests in a message.
+func hxUAName(ua string) string {
+	switch ua {
+	case e2eGPTBot:
+		return "GPTBot"
+	case e2eCurl:
+		return "curl"
+	case e2eBrowser:
+		return "a browser"
+	case "":
+		return "no User-Agent"
+	}
+	return fmt.Sprintf("%.30q", ua)
 }
