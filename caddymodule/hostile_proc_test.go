@@ -225,6 +225,15 @@ func (c *hxCaddy) logTail() string {
 	return string(data)
 }
 
+// output returns Caddy's output so far.
+func (c *hxCaddy) output() string {
+	data, err := os.ReadFile(c.logs)
+	if err != nil {
+		return err.Error()
+	}
+	return string(data)
+}
+
 // errorLines returns the lines of Caddy's output at level error or
 // fatal, or its tail when there are none.
 func (c *hxCaddy) errorLines() string {
