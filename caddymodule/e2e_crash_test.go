@@ -166,11 +166,14 @@ func TestHostileReloadDuringRobotsBody(t *testing.T) {
 	t.Parallel()
 	// 60 octets at one every 300 ms: the body is still arriving when the
 	// reload comes, and fetch_timeout does not end it first.
-	o := hxNewOrigin(t, map[string]hxReply{"/robots.txt": hxDrip(hxPermissive+strings.Repeat("#", 60-len(hxPermissive)), 300*time.Millisecond)})
+	o := hxNewOrigin(t, map[string]hxReply{
+		"drip.test /robots.txt": hxDrip(hxPermissive+strings.Repeat("#", 60-len(hxPermissive)), 300*time.Millisecond),
+		"/robots.txt":           hxText(http.StatusOK, "text/plain", hxStrict),
+	})
 	vars := map[string]string{"<ORIGIN>": o.hostPort(), "<OPTIONS>": "fetch_timeout 30s"}
 	c := hxStart(t, 1, hxProxySite, vars)
-	go c.get(0, "site.test", "/private/secret.html", e2eGPTBot) // waits for the first fetch; its answer does not matter
-	for deadline := time.Now().Add(hxTimeout); o.count("site.test", "/robots.txt") == 0; {
+	go c.get(0, "drip.test", "/private/secret.html", e2eGPTBot) // waits for the first fetch; its answer does not matter
+	for deadline := time.Now().Add(hxTimeout); o.count("drip.test", "/robots.txt") == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the handler never asked the origin for robots.txt")
 		}
@@ -182,5 +185,6 @@ func TestHostileReloadDuringRobotsBody(t *testing.T) {
 		t.Fatalf("reloading: %v", err)
 	}
 	c.requireAlive(2*time.Second, "a reload during a robots.txt body")
-	hxExpect(t, c, "site.test", "/pub/page.html", e2eBrowser, http.StatusOK)
+	hxExpect(t, c, "other.test", "/private/secret.html", e2eGPTBot, http.StatusForbidden)
+	hxExpect(t, c, "other.test", "/private/secret.html", e2eBrowser, http.StatusOK)
 }

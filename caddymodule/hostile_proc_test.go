@@ -350,7 +350,8 @@ func hxRaw(addr, method, target, host, ua string) (hxResp, error) {
 }
 
 // load replaces the running configuration with sites, through the admin
-// endpoint, as "caddy reload" does.
+// endpoint, as "caddy reload --force" does: Caddy skips a reload to the
+// configuration in force unless told to revalidate.
 func (c *hxCaddy) load(sites string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), hxTimeout)
 	defer cancel()
@@ -359,6 +360,7 @@ func (c *hxCaddy) load(sites string) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "text/caddyfile")
+	req.Header.Set("Cache-Control", "must-revalidate")
 	resp, err := hxDo(c.client, req)
 	if err != nil {
 		return fmt.Errorf("POST /load: %w", err)
