@@ -33,6 +33,9 @@ const (
 	hxStopTimeout = 5 * time.Second
 	// hxLogTail is how much of Caddy's output a failing test shows.
 	hxLogTail = 12000
+	// hxErrorLines is how many warnings and errors of Caddy a failing
+	// test shows.
+	hxErrorLines = 20
 	// hxPanicLines is how much of a panic a failing test shows: the
 	// message and the frames that say where it came from.
 	hxPanicLines = 24
@@ -185,7 +188,7 @@ func (c *hxCaddy) stop() {
 		}
 	}
 	if c.t.Failed() && !c.shown {
-		c.t.Logf("caddy's output (%s), its end:\n%s", c.state, c.logTail())
+		c.t.Logf("caddy (%s) at level warn and above:\n%s", c.state, c.errorLines())
 	}
 }
 
@@ -234,8 +237,9 @@ func (c *hxCaddy) output() string {
 	return string(data)
 }
 
-// errorLines returns the lines of Caddy's output at level error or
-// fatal, or its tail when there are none.
+// errorLines returns the last hxErrorLines lines of Caddy's output at
+// level warn or above (the compliance records and the other info lines
+// say nothing of what went wrong), or its tail when there are none.
 func (c *hxCaddy) errorLines() string {
 	data, err := os.ReadFile(c.logs)
 	if err != nil {
@@ -243,14 +247,38 @@ func (c *hxCaddy) errorLines() string {
 	}
 	var errs []string
 	for line := range strings.Lines(string(data)) {
-		if strings.Contains(line, `"level":"error"`) || strings.Contains(line, `"level":"fatal"`) {
-			errs = append(errs, strings.TrimSpace(line))
+		if hxRoutineWarning(line) {
+			continue
+		}
+		for _, level := range []string{`"level":"warn"`, `"level":"error"`, `"level":"fatal"`, `"level":"panic"`} {
+			if strings.Contains(line, level) {
+				errs = append(errs, strings.TrimSpace(line))
+				break
+			}
 		}
 	}
 	if len(errs) == 0 {
-		return c.logTail()
+		return "(nothing at level warn or above)"
 	}
-	return strings.Join(errs, "\n")
+	return strings.Join(errs[max(len(errs)-hxErrorLines, 0):], "\n")
+}
+
+// hxRoutineWarnings are warnings every hostile configuration gets, which
+// say nothing of a failure.
+var hxRoutineWarnings = []string{
+	"Caddyfile input is not formatted",
+	"HTTP/2 skipped because it requires TLS",
+	"HTTP/3 skipped because it requires TLS",
+	`"signal":"SIGINT"`,
+}
+
+func hxRoutineWarning(line string) bool {
+	for _, w := range hxRoutineWarnings {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // crashExcerpt returns Caddy's output from its first "panic:" line on, a
