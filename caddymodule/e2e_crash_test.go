@@ -172,7 +172,13 @@ func TestHostileReloadDuringRobotsBody(t *testing.T) {
 	})
 	vars := map[string]string{"<ORIGIN>": o.hostPort(), "<OPTIONS>": "fetch_timeout 30s"}
 	c := hxStart(t, 1, hxProxySite, vars)
-	go c.get(0, "drip.test", "/private/secret.html", e2eGPTBot) // waits for the first fetch; its answer does not matter
+	// A request that waits for the first fetch; its answer does not matter.
+	waiting := make(chan struct{})
+	go func() {
+		defer close(waiting)
+		c.get(0, "drip.test", "/private/secret.html", e2eGPTBot)
+	}()
+	t.Cleanup(func() { <-waiting }) // before Caddy stops: within hxTimeout
 	for deadline := time.Now().Add(hxTimeout); o.count("drip.test", "/robots.txt") == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the handler never asked the origin for robots.txt")
