@@ -24,13 +24,14 @@ import (
 
 // The hosts of TestHostileRedirectToAdmin and the Location each one's
 // robots.txt redirects to. The sites are loopback addresses, like the
-// admin endpoint: only the admin rule itself stops these.
+// admin endpoint: only the admin rule itself stops these. (Distinct
+// addresses, not ports: a Host header's port may not make a site key.)
 var hxAdminRedirects = []struct{ host, location string }{
-	{"127.0.0.1:1001", "http://<ADMIN>/config/"},
-	{"127.0.0.1:1002", "http://localhost:<ADMINPORT>/config/"},
-	{"127.0.0.1:1003", "http://0.0.0.0:<ADMINPORT>/config/"},
-	{"127.0.0.1:1004", "http://[::ffff:127.0.0.1]:<ADMINPORT>/config/"},
-	{"127.0.0.1:1005", "http://<ADMIN>/config/apps/http/servers/"},
+	{"127.0.0.11", "http://<ADMIN>/config/"},
+	{"127.0.0.12", "http://localhost:<ADMINPORT>/config/"},
+	{"127.0.0.13", "http://0.0.0.0:<ADMINPORT>/config/"},
+	{"127.0.0.14", "http://[::ffff:127.0.0.1]:<ADMINPORT>/config/"},
+	{"127.0.0.15", "http://<ADMIN>/config/apps/http/servers/"},
 	{"admin.test", "http://<ADMIN>/config/"},
 }
 
@@ -84,20 +85,20 @@ func TestHostileRedirectLoopsAndCrossHost(t *testing.T) {
 	o2 := hxNewOrigin(t, map[string]hxReply{
 		"/robots.txt": hxText(http.StatusOK, "text/plain", hxTargetRobots),
 		// Back to the first host's robots.txt: a loop across two hosts.
-		"/loop": hxRedirect(http.StatusFound, "http://127.0.0.1:3002/robots.txt"),
+		"/loop": hxRedirect(http.StatusFound, "http://127.0.0.32/robots.txt"),
 	})
 	o1 := hxNewOrigin(t, map[string]hxReply{
-		"127.0.0.1:3001 /robots.txt": hxRedirect(http.StatusMovedPermanently, "http://"+o2.hostPort()+"/robots.txt"),
-		"127.0.0.1:3002 /robots.txt": hxRedirect(http.StatusFound, "http://"+o2.hostPort()+"/loop"),
-		"127.0.0.1:3003 /robots.txt": hxRedirect(http.StatusFound, "/robots.txt"),
+		"127.0.0.31 /robots.txt": hxRedirect(http.StatusMovedPermanently, "http://"+o2.hostPort()+"/robots.txt"),
+		"127.0.0.32 /robots.txt": hxRedirect(http.StatusFound, "http://"+o2.hostPort()+"/loop"),
+		"127.0.0.33 /robots.txt": hxRedirect(http.StatusFound, "/robots.txt"),
 	})
 	c := hxStart(t, 1, hxProxySite, map[string]string{"<ORIGIN>": o1.hostPort(), "<OPTIONS>": "fetch_timeout 3s"})
 
-	hxExpect(t, c, "127.0.0.1:3001", "/private/secret.html", e2eGPTBot, http.StatusForbidden)
-	hxExpect(t, c, "127.0.0.1:3001", "/pub/page.html", e2eGPTBot, http.StatusOK) // the file, not "unreachable"
+	hxExpect(t, c, "127.0.0.31", "/private/secret.html", e2eGPTBot, http.StatusForbidden)
+	hxExpect(t, c, "127.0.0.31", "/pub/page.html", e2eGPTBot, http.StatusOK) // the file, not "unreachable"
 	const requests = 20
 	for range requests {
-		for _, host := range []string{"127.0.0.1:3002", "127.0.0.1:3003"} {
+		for _, host := range []string{"127.0.0.32", "127.0.0.33"} {
 			if _, err := c.get(0, host, "/pub/page.html", e2eGPTBot); err != nil {
 				t.Errorf("GET %s/pub/page.html by GPTBot: %v", host, err)
 			}
@@ -107,8 +108,8 @@ func TestHostileRedirectLoopsAndCrossHost(t *testing.T) {
 	// Each access follows at most 5 redirects (RFC 9309 §2.3.1.2): 6
 	// requests; a refresh or two may follow.
 	const most = 3 * (enforce.MaxRedirects + 1)
-	loops := o1.count("127.0.0.1:3002", "/robots.txt") + o2.countPath("/loop")
-	self := o1.count("127.0.0.1:3003", "/robots.txt")
+	loops := o1.count("127.0.0.32", "/robots.txt") + o2.countPath("/loop")
+	self := o1.count("127.0.0.33", "/robots.txt")
 	if loops > most || self > most {
 		t.Errorf("%d requests each made the origins answer %d requests of a loop across hosts and %d of a loop within the site, want at most %d each", requests, loops, self, most)
 	}
