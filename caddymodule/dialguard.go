@@ -16,10 +16,12 @@ import (
 // host, and so does the handler, over the network. An origin must not be
 // able to point the handler's own requests at what only the server can
 // reach: the admin endpoint (whose answers once read as an allow-all
-// robots.txt), other services on loopback, the private network, cloud
+// robots.txt), other services on this machine, the private network, cloud
 // metadata on link-local addresses. The handler dials such addresses only
-// where the site itself is (see dialPolicy.allows); the url source's own
-// URL, which the operator chose, is dialled wherever it points.
+// where the site itself is (see dialPolicy.allows): the listener the
+// site's requests come to, and the origin reverse_proxy reached for its
+// robots.txt; the url source's own URL, which the operator chose, is
+// dialled wherever it points.
 
 // addrClass sorts addresses by what may reach them.
 type addrClass uint8
@@ -53,6 +55,9 @@ type dialPolicy struct {
 	// site is the address the site's request arrived at (the handler's
 	// listener); invalid when unknown.
 	site netip.AddrPort
+	// origin is the host and port reverse_proxy reached for the site's
+	// robots.txt, when it did: a name or an address.
+	origin string
 	// siteHost and sitePort, when site is unknown, name the host whose
 	// addresses stand for the site's (the url source's own URL).
 	siteHost string
@@ -60,10 +65,12 @@ type dialPolicy struct {
 }
 
 // allows reports whether a redirect may lead to addr, given the site's
-// own addresses: public addresses always; the private network when the
-// site is in it too; this machine only back to the site's own listener
-// (a redirect to another virtual host of this server, say); link-local,
-// unspecified and multicast addresses never.
+// own addresses (its listener, and its origin): public addresses always;
+// the private network when the site is in it too; this machine only on
+// the ports the site itself is on (another virtual host of this server,
+// or of the origin), never on another, where the admin endpoint and other
+// local services listen; link-local, unspecified and multicast addresses
+// never.
 func (p *dialPolicy) allows(addr netip.AddrPort, site []netip.AddrPort) bool {
 	switch classOf(addr.Addr()) {
 	case classPublic:
@@ -99,7 +106,8 @@ var errRefusedAddress = errors.New("refused: a robots.txt redirect may not lead 
 // address it checked, so that a name cannot resolve to one address for
 // the check and another for the connection.
 type dialGuard struct {
-	dialer   net.Dialer
+	// dial connects to an address the policy allowed.
+	dial     func(ctx context.Context, network, address string) (net.Conn, error)
 	resolver *net.Resolver
 }
 
@@ -107,7 +115,7 @@ type dialGuard struct {
 func (g *dialGuard) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	p, _ := ctx.Value(dialPolicyKey{}).(*dialPolicy)
 	if p == nil {
-		return g.dialer.DialContext(ctx, network, address)
+		return g.dial(ctx, network, address)
 	}
 	host, portText, err := net.SplitHostPort(address)
 	if err != nil {
@@ -131,7 +139,7 @@ func (g *dialGuard) DialContext(ctx context.Context, network, address string) (n
 		if !p.allows(ap, site) {
 			continue
 		}
-		conn, err := g.dialer.DialContext(ctx, network, ap.String())
+		conn, err := g.dial(ctx, network, ap.String())
 		if err == nil {
 			return conn, nil
 		}
@@ -143,19 +151,26 @@ func (g *dialGuard) DialContext(ctx context.Context, network, address string) (n
 // siteAddrs returns the site's own addresses for p: its listener's, or
 // those its host name resolves to.
 func (g *dialGuard) siteAddrs(ctx context.Context, p *dialPolicy) ([]netip.AddrPort, error) {
+	var out []netip.AddrPort
 	if p.site.IsValid() {
-		return []netip.AddrPort{p.site}, nil
+		out = append(out, p.site)
 	}
-	if p.siteHost == "" {
-		return nil, nil
+	host, port := p.siteHost, p.sitePort
+	if p.origin != "" {
+		h, portText, err := net.SplitHostPort(p.origin)
+		if n, perr := strconv.ParseUint(portText, 10, 16); err == nil && perr == nil {
+			host, port = h, uint16(n)
+		}
 	}
-	addrs, err := g.resolver.LookupNetIP(ctx, "ip", p.siteHost)
+	if host == "" {
+		return out, nil
+	}
+	addrs, err := g.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return nil, fmt.Errorf("resolving the robots.txt source %s: %w", p.siteHost, err)
+		return nil, fmt.Errorf("resolving the site's origin %s: %w", host, err)
 	}
-	out := make([]netip.AddrPort, len(addrs))
-	for i, a := range addrs {
-		out[i] = netip.AddrPortFrom(a.Unmap(), p.sitePort)
+	for _, a := range addrs {
+		out = append(out, netip.AddrPortFrom(a.Unmap(), port))
 	}
 	return out, nil
 }

@@ -63,7 +63,7 @@ func TestDialGuard(t *testing.T) {
 	defer site.Close()
 	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"admin":true}`)) }))
 	defer admin.Close()
-	g := &dialGuard{resolver: net.DefaultResolver}
+	g := &dialGuard{dial: (&net.Dialer{}).DialContext, resolver: net.DefaultResolver}
 	tr := &http.Transport{DialContext: g.DialContext}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}

@@ -36,6 +36,7 @@ const hxProxySite = `
 http://:<PORT0> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 		<OPTIONS>
 	}

@@ -31,6 +31,7 @@ http://:<PORT0> {
 	bind 127.0.0.1
 	root * <SITE>
 	robots_enforce {
+		verify off
 		body denied
 		<OPTIONS>
 	}
@@ -74,6 +75,7 @@ const hxNamedSites = `
 http://victim.test:<PORT0> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 	}
 	reverse_proxy <ORIGIN>
@@ -81,6 +83,7 @@ http://victim.test:<PORT0> {
 http://victim.test:<PORT1> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 		unreachable allow
 	}

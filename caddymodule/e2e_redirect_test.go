@@ -3,10 +3,12 @@ package caddymodule
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -77,19 +79,29 @@ func TestHostileRedirectToAdmin(t *testing.T) {
 	}
 }
 
-// A redirect to another host on the origin's own network (here, like the
-// site, loopback) is followed, and that file is in force; loops, within
-// the site or across two hosts, cost a bounded number of requests.
+// A redirect to another host of the origin (here, like the site, on
+// loopback) is followed, and that file is in force; loops, within the
+// site or across two hosts, cost a bounded number of requests. (On this
+// machine, a redirect may lead only to the ports the site is on: the
+// listener's, and the origin's; see TestHostileRedirectToAdmin.)
 func TestHostileRedirectLoopsAndCrossHost(t *testing.T) {
 	t.Parallel()
-	o2 := hxNewOrigin(t, map[string]hxReply{
-		"/robots.txt": hxText(http.StatusOK, "text/plain", hxTargetRobots),
-		// Back to the first host's robots.txt: a loop across two hosts.
-		"/loop": hxRedirect(http.StatusFound, "http://127.0.0.32/robots.txt"),
-	})
-	o1 := hxNewOrigin(t, map[string]hxReply{
-		"127.0.0.31 /robots.txt": hxRedirect(http.StatusMovedPermanently, "http://"+o2.hostPort()+"/robots.txt"),
-		"127.0.0.32 /robots.txt": hxRedirect(http.StatusFound, "http://"+o2.hostPort()+"/loop"),
+	// The origin's other host names: "localhost" and "127.0.0.1" reach
+	// it as the sites' names do not (it listens on 127.0.0.1 alone).
+	var o1 *hxOrigin
+	at := func(host, path string) hxReply {
+		return func(w *hxWire, r *http.Request) bool {
+			_, port, _ := net.SplitHostPort(o1.hostPort())
+			return hxRedirect(http.StatusFound, "http://"+host+":"+port+path)(w, r)
+		}
+	}
+	o1 = hxNewOrigin(t, map[string]hxReply{
+		"127.0.0.31 /robots.txt": at("localhost", "/robots-cdn.txt"),
+		"/robots-cdn.txt":        hxText(http.StatusOK, "text/plain", hxTargetRobots),
+		// A loop across two hosts.
+		"127.0.0.32 /robots.txt": at("localhost", "/loop"),
+		"/loop":                  at("127.0.0.1", "/loop2"),
+		"/loop2":                 at("localhost", "/loop"),
 		"127.0.0.33 /robots.txt": hxRedirect(http.StatusFound, "/robots.txt"),
 	})
 	c := hxStart(t, 1, hxProxySite, map[string]string{"<ORIGIN>": o1.hostPort(), "<OPTIONS>": "fetch_timeout 3s"})
@@ -108,7 +120,7 @@ func TestHostileRedirectLoopsAndCrossHost(t *testing.T) {
 	// Each access follows at most 5 redirects (RFC 9309 §2.3.1.2): 6
 	// requests; a refresh or two may follow.
 	const most = 3 * (enforce.MaxRedirects + 1)
-	loops := o1.count("127.0.0.32", "/robots.txt") + o2.countPath("/loop")
+	loops := o1.count("127.0.0.32", "/robots.txt") + o1.countPath("/loop") + o1.countPath("/loop2")
 	self := o1.count("127.0.0.33", "/robots.txt")
 	if loops > most || self > most {
 		t.Errorf("%d requests each made the origins answer %d requests of a loop across hosts and %d of a loop within the site, want at most %d each", requests, loops, self, most)
@@ -134,47 +146,36 @@ var hxPrivateTargets = []string{
 }
 
 // The private-range rule cannot be shown on loopback (every origin of the
-// end-to-end tests is loopback, where loopback redirects are fine), so it
-// is checked on a Store with a Fetcher that stands for the network: the
-// site is a public address whose robots.txt redirects to each target. The
-// Fetcher must never be asked for a target, and the permissive file the
-// target would serve must not come into force. A redirect to another
-// public host is followed (the control). This holds where redirects are
-// followed, in enforce's access; a rule applied only when a connection is
-// dialled would need this test moved next to it.
+// end-to-end tests is loopback), so it is checked where it is applied: on
+// the dial of the handler's own HTTP client, for the redirect of a site
+// served on a public address. Nothing is dialled: the guard's dialer only
+// records what it would connect to. The control, another public host, is
+// dialled.
 func TestHostileRedirectIntoPrivateRanges(t *testing.T) {
 	t.Parallel()
-	const origin = "https://8.8.8.8/robots.txt"
 	cases := []hxRedirectCase{{"https://8.8.4.4/robots.txt", true}}
 	for _, target := range hxPrivateTargets {
 		cases = append(cases, hxRedirectCase{target, false})
 	}
+	site := &dialPolicy{site: netip.MustParseAddrPort("8.8.8.8:443")}
 	for _, tc := range cases {
-		var mu sync.Mutex
-		var asked []string
-		fetcher := enforce.FetcherFunc(func(ctx context.Context, u string, limit int) (enforce.Response, error) {
-			if u == origin {
-				return enforce.Response{StatusCode: http.StatusFound, Header: http.Header{"Location": {tc.target}}}, nil
-			}
-			mu.Lock()
-			asked = append(asked, u)
-			mu.Unlock()
-			return enforce.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte(hxPermissive)}, nil
-		})
-		s, err := enforce.NewStore(enforce.StoreConfig{Fetcher: fetcher})
+		var dialled []string
+		g := &dialGuard{resolver: net.DefaultResolver, dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dialled = append(dialled, addr)
+			return nil, errors.New("not dialled in tests")
+		}}
+		u, err := url.Parse(tc.target)
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap := s.Snapshot(context.Background(), "8.8.8.8")
-		s.Close()
-		followed := len(asked) > 0
-		switch {
-		case followed != tc.follow:
-			t.Errorf("redirect from %s to %s: followed %v (asked %v), want %v", origin, tc.target, followed, asked, tc.follow)
-		case !tc.follow && snap.Access == enforce.AccessAvailable:
-			t.Errorf("redirect from %s to %s: the target's file is in force", origin, tc.target)
-		case tc.follow && snap.Access != enforce.AccessAvailable:
-			t.Errorf("redirect from %s to %s: access %v, want the target's file in force", origin, tc.target, snap.Access)
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		}
+		_, err = g.DialContext(withDialPolicy(t.Context(), site), "tcp", net.JoinHostPort(u.Hostname(), port))
+		followed := len(dialled) > 0
+		if followed != tc.follow || !tc.follow && !errors.Is(err, errRefusedAddress) {
+			t.Errorf("redirect from a public site to %s: dialled %v (%v), err %v; want dialled %v", tc.target, followed, dialled, err, tc.follow)
 		}
 	}
 }

@@ -34,6 +34,7 @@ const hxReloadSites = hxFileSite + `
 http://:<PORT1> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 		fetch_timeout 5s
 		<OPTIONS>

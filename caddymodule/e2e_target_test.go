@@ -70,6 +70,7 @@ http://:<PORT0> {
 	bind 127.0.0.1
 	root * <SITE>
 	robots_enforce {
+		verify off
 		body denied
 	}
 	file_server
@@ -77,6 +78,7 @@ http://:<PORT0> {
 http://:<PORT1> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 	}
 	reverse_proxy <GO>
@@ -84,6 +86,7 @@ http://:<PORT1> {
 http://:<PORT2> {
 	bind 127.0.0.1
 	robots_enforce {
+		verify off
 		body denied
 	}
 	reverse_proxy <PYTHON>

@@ -91,7 +91,7 @@ func fuzzTargetHandler(f *testing.F) *Handler {
 	f.Helper()
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	f.Cleanup(cancel)
-	h := &Handler{Source: &Source{Kind: "inline", Text: fuzzTargetRobots}, Body: "denied"}
+	h := &Handler{Source: &Source{Kind: "inline", Text: fuzzTargetRobots}, Body: "denied", Verify: &Verify{Off: true}}
 	if err := h.Provision(ctx); err != nil {
 		f.Fatalf("provisioning the handler: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/certmagic"
 	"github.com/dustin/go-humanize"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -266,13 +267,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	default:
 		h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
 	}
-	if h.state, err = h.loadState(ctx.Storage()); err != nil {
+	storage := storageOf(ctx)
+	if h.state, err = h.loadState(storage); err != nil {
 		return err
 	}
 	if h.state.store != nil {
 		h.metrics.gauges.addStore(h.state.store)
 	}
-	return h.provisionVerifier(ctx.Storage())
+	return h.provisionVerifier(storage)
 }
 
 // buildSource builds the robots.txt source of st, the state of the
@@ -312,7 +314,8 @@ func (h *Handler) buildSource(st *sharedState) error {
 		cfg.OnVersion = st.persist.keepBody
 	}
 	st.transport = http.DefaultTransport.(*http.Transport).Clone()
-	st.transport.DialContext = (&dialGuard{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, resolver: net.DefaultResolver}).DialContext
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	st.transport.DialContext = (&dialGuard{dial: dialer.DialContext, resolver: net.DefaultResolver}).DialContext
 	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
@@ -330,6 +333,18 @@ func (h *Handler) buildSource(st *sharedState) error {
 	}
 	st.source, st.store = store, store
 	return nil
+}
+
+// storageOf returns the storage of ctx's configuration, or nil for a
+// context made without one (a command or a test provisioning a handler on
+// its own), whose Storage would panic.
+func storageOf(ctx caddy.Context) (s certmagic.Storage) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	return ctx.Storage()
 }
 
 // urlHost returns the authority of an http(s) URL, or "".

@@ -29,6 +29,10 @@ type siteRoute struct {
 	// local is the address of the listener the site's first request came
 	// to: where the site is, for the redirects of its fetches (dialPolicy).
 	local netip.AddrPort
+	// origin is the host and port reverse_proxy reached for the site's
+	// robots.txt, learnt from its internal request: where the site's
+	// origin is, for the same redirects.
+	origin atomic.Pointer[string]
 	// retired is the handler's: set when its configuration is replaced,
 	// after which its route must not be used (a new handler gives the
 	// site its own route with the site's next request).

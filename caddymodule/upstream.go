@@ -44,6 +44,9 @@ func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (
 		p := &dialPolicy{}
 		if sr != nil {
 			p.site = sr.local
+			if o := sr.origin.Load(); o != nil {
+				p.origin = *o
+			}
 		}
 		return f.external.Fetch(withDialPolicy(ctx, p), rawURL, limit)
 	}
@@ -77,7 +80,15 @@ func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawU
 	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
 	req.Header.Set("User-Agent", internalUserAgent)
 	rec := &capturingWriter{ctx: ctx, header: make(http.Header), boundedBody: boundedBody{limit: limit}}
-	req = caddyhttp.PrepareRequest(req, caddy.NewReplacer(), rec, sr.server)
+	repl := caddy.NewReplacer()
+	req = caddyhttp.PrepareRequest(req, repl, rec, sr.server)
+	defer func() {
+		// Where reverse_proxy went, if it did: the origin's address,
+		// where redirects from it may lead (dialPolicy).
+		if hp, ok := repl.GetString("http.reverse_proxy.upstream.hostport"); ok && hp != "" {
+			sr.origin.Store(&hp)
+		}
+	}()
 	vars := req.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
 	for k, v := range sr.vars {
 		vars[k] = v
