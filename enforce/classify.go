@@ -188,28 +188,24 @@ func (c *Classifier) Classify(t *Tokens) Classification {
 	if isBlank(t.header) {
 		return Classification{Automation: AutomatedNoUserAgent}
 	}
-	// Non-generic candidates fill t.cands from index 0 up, generic ones
-	// from the top down (see Tokens).
-	named := t.cands[:t.named]
-	for j := range named {
-		if c := &named[j]; c.cat != CategoryNone {
-			return Classification{Automation: AutomatedCatalogue, Token: t.tok(c), Category: c.cat}
+	// Every word of the header counts, not only the candidates t lists: a
+	// catalogued token anywhere, else a keyword in a product name.
+	sc := scanner{s: t.header, cut: t.cut}
+	keyword := ""
+	for sc.next() {
+		if run := sc.runEnd - sc.start; run > 0 {
+			tok := t.header[sc.start:sc.runEnd]
+			if cat := lookupCategory(tok); cat != CategoryNone {
+				return Classification{Automation: AutomatedCatalogue, Token: tok, Category: cat}
+			}
+		}
+		// The whole product name, digits included: "MJ12bot", "360Spider".
+		if w := t.header[sc.start:sc.nameEnd]; keyword == "" && hasKeyword(w) {
+			keyword = w
 		}
 	}
-	for j := range named {
-		if w := t.word(&named[j]); hasKeyword(w) {
-			return Classification{Automation: AutomatedKeyword, Token: w}
-		}
-	}
-	for j := MaxCandidates - int(t.generic); j < MaxCandidates; j++ {
-		// A generic run holds no keyword, but what follows it in the
-		// product name may: "MJ12bot" is read as "MJ".
-		if w := t.word(&t.cands[j]); hasKeyword(w[t.cands[j].run:]) {
-			return Classification{Automation: AutomatedKeyword, Token: w}
-		}
-	}
-	if t.keyword != "" {
-		return Classification{Automation: AutomatedKeyword, Token: t.keyword}
+	if keyword != "" {
+		return Classification{Automation: AutomatedKeyword, Token: keyword}
 	}
 	if c.parsed(t.header).bot {
 		return Classification{Automation: AutomatedParser}

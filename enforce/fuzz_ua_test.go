@@ -51,7 +51,7 @@ func FuzzTokenize(f *testing.F) {
 			if !isWholeRun(read, c) {
 				t.Fatalf("Tokenize(%q): candidate %q is not a whole run of the header", ua, c)
 			}
-			if h := uint32(tokenHash(foldHead(c), len(c)) >> 32); tok.cands[tok.slot(i)].hash != h {
+			if h := uint16(tokenHash(foldHead(c), len(c)) >> 48); tok.cands[tok.slot(i)].hash != h {
 				t.Fatalf("Tokenize(%q): candidate %q has hash %#x, want %#x", ua, c, tok.cands[tok.slot(i)].hash, h)
 			}
 			if k := strings.ToLower(c); seen[k] {
