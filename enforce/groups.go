@@ -143,12 +143,12 @@ func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
 //go:noinline
 func (m *Match) tryRest(r *rules.Robots, filter *groupFilter, t *Tokens, generic bool) {
 	sc, _ := t.rest()
-	for sc.next() {
-		run := sc.runEnd - sc.start
+	for sc.nextPiece() {
+		run := sc.prun - sc.pstart
 		if run == 0 {
 			continue
 		}
-		tok := t.header[sc.start:sc.runEnd]
+		tok := t.header[sc.pstart:sc.prun]
 		head := foldHead(tok)
 		hash := tokenHash(head, run)
 		if filter != nil && !filter.mayName(uint16(hash>>48)) || isGeneric(tok, head, hash) != generic {

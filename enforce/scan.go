@@ -1,5 +1,7 @@
 package enforce
 
+import "strings"
+
 // A scanner reads the words of a User-Agent header one at a time, by the
 // grammar that Tokens describes. Its whole state is where it stands and how
 // deep in comments, so that a reading can stop at a word and another resume
@@ -12,12 +14,27 @@ type scanner struct {
 	cut   bool   // the limit cut the last word of s, which is then not read
 	i     int    // where the next word is looked for
 	depth int    // comment nesting at i
+	// comments counts the comments opened at depth 0 so far; links and
+	// firstLinks the URLs and e-mail addresses passed over, outside and
+	// inside the first comment.
+	comments, links, firstLinks int
 
 	// The word next read last, as offsets into s: it starts at start, its
 	// leading [A-Za-z_-] run ends at runEnd (start when it has none), its
 	// product name at nameEnd (its first "/", or its end), and it ends at
-	// end.
+	// end. from and fromDepth are the scanner's i and depth before it was
+	// read: a scanner set to them reads it again.
 	start, runEnd, nameEnd, end int
+	from, fromDepth             int
+
+	// The piece nextPiece read last: a product name or a version, as
+	// offsets into s. Its candidate is s[pstart:prun] (empty when it starts
+	// with no letter), and the name or version itself s[pstart:pend].
+	pstart, prun, pend int
+	// version says the piece is a version; seg is where the next version
+	// of the word is looked for.
+	version bool
+	seg     int
 }
 
 // newScanner returns a scanner at the start of the header ua.
@@ -35,11 +52,15 @@ func newScanner(ua string) scanner {
 // passes.
 func (sc *scanner) next() bool {
 	s, i, depth := sc.s, sc.i, sc.depth
+	sc.from, sc.fromDepth = i, depth
 	for i < len(s) {
 		c := s[i]
 		if byteClass[c]&classDelim != 0 {
 			switch c {
 			case '(':
+				if depth == 0 {
+					sc.comments++
+				}
 				depth++
 			case ')':
 				if depth > 0 {
@@ -53,8 +74,8 @@ func (sc *scanner) next() bool {
 		for i < len(s) && byteClass[s[i]]&classToken != 0 {
 			i++
 		}
-		runEnd, nameEnd := i, -1
-		skip := false // a URL or an e-mail address
+		runEnd, nameEnd, at := i, -1, -1
+		skip := false // a URL
 		for i < len(s) {
 			c := s[i]
 			k := byteClass[c]
@@ -75,7 +96,9 @@ func (sc *scanner) next() bool {
 					nameEnd = i
 				}
 			case '@':
-				skip = true
+				if at < 0 {
+					at = i
+				}
 			case ':':
 				skip = skip || i+2 < len(s) && s[i+1] == '/' && s[i+2] == '/'
 			case '\\':
@@ -94,7 +117,17 @@ func (sc *scanner) next() bool {
 		if nameEnd < 0 {
 			nameEnd = i
 		}
+		// An e-mail address has a domain name after its "@", a letter
+		// then a dot: not "android@119" or "th-TH@calendar=gregorian".
+		if at >= 0 && at+1 < i && isLetter(s[at+1]) && strings.IndexByte(s[at+1:i], '.') >= 0 {
+			skip = true
+		}
 		if skip || runEnd-start == 3 && isWWW(s[start:runEnd], s[runEnd:]) {
+			if depth > 0 && sc.comments == 1 {
+				sc.firstLinks++
+			} else {
+				sc.links++
+			}
 			continue
 		}
 		sc.start, sc.runEnd, sc.nameEnd, sc.end = start, runEnd, nameEnd, i
@@ -103,6 +136,45 @@ func (sc *scanner) next() bool {
 	}
 	sc.i, sc.depth = len(s), depth
 	return false
+}
+
+// nextPiece reads the next piece of the header that may yield a candidate:
+// a word's product name, then each of its versions, the parts after a "/"
+// (RFC 9110 §10.1.5: product = token ["/" product-version]), so that
+// "Ask Jeeves/Teoma" yields "Teoma" and "Node/simplecrawler" yields
+// "simplecrawler". A word whose name holds a "." reads as a host and a
+// path ("help.yahoo.com/help/us"), and yields no versions. It reports
+// whether there was a piece.
+func (sc *scanner) nextPiece() bool {
+	s := sc.s
+	for sc.seg < sc.end && s[sc.seg] == '/' {
+		start := sc.seg + 1
+		end := start
+		for end < sc.end && s[end] != '/' {
+			end++
+		}
+		run := start
+		for run < end && byteClass[s[run]]&classToken != 0 {
+			run++
+		}
+		sc.seg = end
+		if end > start {
+			sc.pstart, sc.prun, sc.pend, sc.version = start, run, end, true
+			return true
+		}
+	}
+	if !sc.next() {
+		return false
+	}
+	sc.pstart, sc.prun, sc.pend, sc.version = sc.start, sc.runEnd, sc.nameEnd, false
+	sc.seg = sc.nameEnd
+	for i := sc.start; i < sc.nameEnd; i++ {
+		if s[i] == '.' {
+			sc.seg = sc.end // a host, not a product
+			break
+		}
+	}
+	return true
 }
 
 // isWWW reports whether a word whose token run is run, followed by rest, is

@@ -33,7 +33,9 @@ const MaxCandidates = 64
 // (token ["/" version]) and parenthesised comments, which may nest and may
 // hold backslash quoted-pairs. Each word of a product name or of a comment
 // item yields the run of [A-Za-z_-] it starts with, the same rule rules uses
-// for the token of a user-agent line; comment items are split on ";" and ","
+// for the token of a user-agent line, and so does each version of a product
+// ("Ask Jeeves/Teoma" yields "Teoma" too; see nextPiece); comment items are
+// split on ";" and ","
 // and then on white space, so the "Slurp" of "Yahoo! Slurp" is a candidate as
 // well as "Yahoo". Words that are URLs (they contain "://" or start with
 // "www.") or e-mail addresses (they contain "@") are skipped. ";", ",", "["
@@ -78,17 +80,13 @@ type candidate struct {
 func Tokenize(ua string) (t Tokens) {
 	sc := newScanner(ua)
 	t.header, t.cut = sc.s, sc.cut
-	for {
-		at, depth := sc.i, sc.depth
-		if !sc.next() {
-			break
-		}
-		if sc.runEnd == sc.start {
+	for sc.nextPiece() {
+		if sc.prun == sc.pstart {
 			continue // no candidate: "360Spider", "5.0"
 		}
-		if !t.add(sc.start, sc.runEnd-sc.start) {
+		if !t.add(sc.pstart, sc.prun-sc.pstart) {
 			// Full: this word and the rest are read again when needed.
-			t.tail, t.tailDepth = uint16(at)+1, uint16(depth)
+			t.tail, t.tailDepth = uint16(sc.from)+1, uint16(sc.fromDepth)
 			break
 		}
 	}
@@ -167,8 +165,8 @@ func (t *Tokens) Has(tok string) bool {
 		return true
 	}
 	sc, ok := t.rest()
-	for ok && sc.next() {
-		if equalFold(t.header[sc.start:sc.runEnd], tok) {
+	for ok && sc.nextPiece() {
+		if equalFold(t.header[sc.pstart:sc.prun], tok) {
 			return true
 		}
 	}

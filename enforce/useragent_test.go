@@ -85,7 +85,7 @@ func TestTokenize(t *testing.T) {
 		{
 			"separators outside comments",
 			"Mozilla/5.0 [FBAN/FBIOS;FBAV/400.0.0.37.84;FBBV/1]",
-			[]string{"FBAN", "FBAV", "FBBV"}, []string{"Mozilla"},
+			[]string{"FBAN", "FBIOS", "FBAV", "FBBV"}, []string{"Mozilla"},
 		},
 		{"no letters", "1234 (5.6; +7)", nil, nil},
 		{"controls separate words", "Foo\x00Bar\x7fBaz", []string{"Foo", "Bar", "Baz"}, nil},
@@ -96,6 +96,13 @@ func TestTokenize(t *testing.T) {
 			"Mozilla/5.0+(compatible;+PiplBot;+http://www.pipl.com/bot/)",
 			[]string{"PiplBot"}, []string{"Mozilla", "compatible"},
 		},
+		{
+			// RFC 9110 §10.1.5: product = token ["/" product-version].
+			"versions are candidates",
+			"Mozilla/2.0 (compatible; Ask Jeeves/Teoma; +http://sp.ask.com/x) Node/simplecrawler Qwantify/Bleriot/1.1 help.yahoo.com/help/us",
+			[]string{"Ask", "Jeeves", "Teoma", "Node", "simplecrawler", "Qwantify", "Bleriot", "help"}, []string{"Mozilla", "compatible"},
+		},
+		{"addresses need a domain", "Foo (android@101.0; th-TH@calendar=x; bot@example.com)", []string{"Foo"}, []string{"android", "th-TH"}},
 		{"plus inside a URL", "Foo (+https://a.example/x+Googlebot; mail+Bar@example.com) Baz+Qux", []string{"Foo", "mail", "Baz", "Qux"}, nil},
 	}
 	for _, tt := range tests {
