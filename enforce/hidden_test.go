@@ -141,8 +141,8 @@ func FuzzEveryWordNamesItsGroup(f *testing.F) {
 			return // past the limit, or the space is a quoted-pair in a comment
 		}
 		want := map[*rules.Group]bool{}
-		for sc := newScanner(ua); sc.next(); {
-			if g := r.Group(ua[sc.start:sc.runEnd]); g != nil && sc.runEnd > sc.start {
+		for sc := newScanner(ua); sc.nextPiece(); {
+			if g := r.Group(ua[sc.pstart:sc.prun]); g != nil && sc.prun > sc.pstart {
 				want[g] = true
 			}
 		}
