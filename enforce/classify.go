@@ -131,7 +131,9 @@ const maxBrowserLength = 64
 // comment never count as signs: device models are free text ("M bot 60"),
 // and a person must not be bound for the name of their phone.
 //
-// Signs 1 to 6 and 8 are read without allocating. The parse of sign 7 and
+// Signs 1 to 6 and 8 are read by Tokenize, in the same pass as the
+// candidates and without allocating, so that Classify costs next to
+// nothing. The parse of sign 7 and
 // of Browser costs a microsecond or two and a dozen or more allocations;
 // its answers are kept in a bounded cache, so a warm classification does
 // not allocate either. A client that sends a new header with every request
@@ -167,22 +169,22 @@ func (c *Classifier) Classify(t *Tokens) Classification {
 	if isBlank(t.header) {
 		return Classification{Class: ClassAutomated, Automation: AutomatedNoUserAgent}
 	}
-	sg := readSigns(t.header, t.cut)
+	sg := &t.signs
 	switch {
-	case sg.crawler.tok != "":
-		return Classification{Class: ClassCrawler, Automation: AutomatedCatalogue, Token: sg.crawler.tok, Category: sg.crawler.cat}
-	case sg.role.tok != "" && (sg.keyword.tok != "" || !sg.browser):
+	case sg.crawler.n != 0:
+		return Classification{Class: ClassCrawler, Automation: AutomatedCatalogue, Token: t.sign(sg.crawler), Category: sg.crawler.cat}
+	case sg.role.n != 0 && (sg.keyword.n != 0 || !sg.browser):
 		// A monitor or a link previewer, though it may call itself a bot;
 		// a role word alone does not make a browser's header automated
 		// ("MozillaDeveloperPreview").
-		if sg.other.tok != "" {
-			return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: sg.other.tok, Category: sg.other.cat}
+		if sg.other.n != 0 {
+			return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: t.sign(sg.other), Category: sg.other.cat}
 		}
-		return Classification{Class: ClassAutomated, Automation: AutomatedKeyword, Token: sg.role.tok}
-	case sg.keyword.tok != "":
-		return Classification{Class: ClassCrawler, Automation: AutomatedKeyword, Token: sg.keyword.tok}
-	case sg.other.tok != "":
-		return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: sg.other.tok, Category: sg.other.cat}
+		return Classification{Class: ClassAutomated, Automation: AutomatedKeyword, Token: t.sign(sg.role)}
+	case sg.keyword.n != 0:
+		return Classification{Class: ClassCrawler, Automation: AutomatedKeyword, Token: t.sign(sg.keyword)}
+	case sg.other.n != 0:
+		return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: t.sign(sg.other), Category: sg.other.cat}
 	case sg.link || sg.compatible:
 		return Classification{Class: ClassCrawler, Automation: AutomatedLink}
 	case c.parsed(t.header).bot:
@@ -192,6 +194,9 @@ func (c *Classifier) Classify(t *Tokens) Classification {
 	}
 	return Classification{Class: ClassBrowser, Automation: NotAutomated}
 }
+
+// sign returns the word or candidate of the header that mark m points at.
+func (t *Tokens) sign(m mark) string { return t.header[m.at : m.at+m.n] }
 
 // Browser returns the browser name and version github.com/mssola/useragent
 // reads from the header ua (for a bot, its name), for audit records. The

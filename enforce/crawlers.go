@@ -127,17 +127,7 @@ func LookupCrawler(tok string) Category {
 	if !isToken(tok) {
 		return CategoryNone
 	}
-	return lookupCategory(tok)
-}
-
-// lookupCategory is LookupCrawler for a token known to be a run of
-// [A-Za-z_-].
-func lookupCategory(tok string) Category {
-	if len(tok) <= 2 {
-		return CategoryNone // generic by its shape; none is catalogued
-	}
-	head := foldHead(tok)
-	if k := staticTokens.lookup(tok, head, tokenHash(head, len(tok))); k != kindGeneric {
+	if k := kindOf(tok); k != kindGeneric {
 		return Category(k)
 	}
 	return CategoryNone

@@ -142,37 +142,37 @@ func (sc *scanner) next() bool {
 // a word's product name, then each of its versions, the parts after a "/"
 // (RFC 9110 §10.1.5: product = token ["/" product-version]), so that
 // "Ask Jeeves/Teoma" yields "Teoma" and "Node/simplecrawler" yields
-// "simplecrawler". A word whose name holds a "." reads as a host and a
-// path ("help.yahoo.com/help/us"), and yields no versions. It reports
+// "simplecrawler". Versions that start with a digit are version numbers
+// and are passed over, and a word whose name holds a "." reads as a host
+// and a path ("help.yahoo.com/help/us") and yields no versions. It reports
 // whether there was a piece.
 func (sc *scanner) nextPiece() bool {
 	s := sc.s
-	for sc.seg < sc.end && s[sc.seg] == '/' {
+	for sc.seg < sc.end {
+		// sc.seg is at a "/": the next version runs to the next one.
 		start := sc.seg + 1
 		end := start
 		for end < sc.end && s[end] != '/' {
 			end++
 		}
+		sc.seg = end
+		if start == end || !isLetter(s[start]) && s[start] != '_' && s[start] != '-' {
+			continue // a version number, which names nothing
+		}
 		run := start
 		for run < end && byteClass[s[run]]&classToken != 0 {
 			run++
 		}
-		sc.seg = end
-		if end > start {
-			sc.pstart, sc.prun, sc.pend, sc.version = start, run, end, true
-			return true
-		}
+		sc.pstart, sc.prun, sc.pend, sc.version = start, run, end, true
+		return true
 	}
 	if !sc.next() {
 		return false
 	}
 	sc.pstart, sc.prun, sc.pend, sc.version = sc.start, sc.runEnd, sc.nameEnd, false
 	sc.seg = sc.nameEnd
-	for i := sc.start; i < sc.nameEnd; i++ {
-		if s[i] == '.' {
-			sc.seg = sc.end // a host, not a product
-			break
-		}
+	if sc.seg < sc.end && strings.IndexByte(s[sc.start:sc.nameEnd], '.') >= 0 {
+		sc.seg = sc.end // a host, not a product
 	}
 	return true
 }

@@ -1,8 +1,9 @@
 package enforce
 
 // signs are what a User-Agent header shows of the client that sent it,
-// read from every piece of the header within MaxUserAgentLength (see
-// readSigns).
+// read from every piece of the header within MaxUserAgentLength as
+// Tokenize reads it (see signReader), and kept in its Tokens for the
+// Classifier.
 type signs struct {
 	// crawler is the first candidate the catalogue files under a crawler's
 	// category; other the first it files under another category (tools,
@@ -26,98 +27,110 @@ type signs struct {
 }
 
 // A mark is a sign found in a header: the word or candidate that shows it,
-// where it starts, and, for a catalogued candidate, its category. The zero
-// mark is none.
+// as an offset and a length into the header, and, for a catalogued
+// candidate, its category. A mark of length 0 is none.
 type mark struct {
-	tok string
-	at  int
-	cat Category
+	at, n uint16
+	cat   Category
 }
 
-// note keeps tok, at offset at, unless the mark holds one already.
-func (m *mark) note(tok string, at int, cat Category) {
-	if m.tok == "" {
-		*m = mark{tok, at, cat}
+// note keeps the sign header[at:at+n], unless the mark holds one already.
+func (m *mark) note(at, n int, cat Category) {
+	if m.n == 0 {
+		*m = mark{uint16(at), uint16(n), cat}
 	}
 }
 
 // earlier returns whichever of a and b comes first in the header.
 func earlier(a, b mark) mark {
-	if a.tok == "" || b.tok != "" && b.at < a.at {
+	if a.n == 0 || b.n != 0 && b.at < a.at {
 		return b
 	}
 	return a
 }
 
-// readSigns reads the signs of the header h, whose last word the length
-// limit cut when cut is set. Signs inside the comment that follows the
-// first word count only when the header turns out not to be a browser's,
-// whose platform comment that is: it reads them apart until it knows. It
-// does not allocate.
-func readSigns(h string, cut bool) (sg signs) {
-	sc := scanner{s: h, cut: cut}
-	var (
-		pf        signs // the signs inside the first comment
-		words     int   // words read
-		lead      bool  // the first word is Mozilla/<digit> or Opera/<digit>
-		inComment bool  // the first comment follows the first word
-		compat    bool  // the first comment's first word is "compatible"
-		msie      bool  // the first comment holds "MSIE"
-		engine    bool  // a rendering engine's name appears
-		named     bool  // a browser's name appears
-	)
-	for sc.nextPiece() {
-		if !sc.version {
-			words++
-		}
-		tok := h[sc.pstart:sc.prun]
-		switch {
-		case words == 1 && !sc.version:
-			lead = (equalFold(tok, "Mozilla") || equalFold(tok, "Opera")) &&
-				sc.nameEnd+1 < sc.end && isDigit(h[sc.nameEnd+1])
-		case words == 2 && !sc.version && sc.depth > 0 && sc.comments == 1:
-			inComment = true
-			compat = equalFold(tok, "compatible")
-		}
-		into := &sg
-		if inComment && sc.comments == 1 && sc.depth > 0 {
-			into = &pf
-			msie = msie || equalFold(tok, "MSIE")
-		}
-		engine = engine || !sc.version && isEngine(tok)
-		named = named || isBrowserName(tok) || !sc.version && isBrowserName(h[sc.pstart:sc.pend])
+// A signReader gathers the signs of a header, piece by piece, as a scanner
+// reads them (see Tokenize). Signs inside the comment that follows the first
+// word count only when the header turns out not to be a browser's, whose
+// platform comment that is: it keeps them apart until it knows.
+type signReader struct {
+	sg, pf    signs // the signs outside, and inside, the first comment
+	words     int   // words read
+	lead      bool  // the first word is Mozilla/<digit> or Opera/<digit>
+	inComment bool  // the first comment follows the first word
+	compat    bool  // the first comment's first word is "compatible"
+	msie      bool  // the first comment holds "MSIE"
+	engine    bool  // a rendering engine's name appears
+	named     bool  // a browser's name appears
+}
 
-		if len(tok) > 2 {
-			if cat := lookupCategory(tok); cat != CategoryNone {
-				if cat.Class() == ClassCrawler {
-					into.crawler.note(tok, sc.pstart, cat)
-				} else {
-					into.other.note(tok, sc.pstart, cat)
-				}
-				continue // the catalogue knows better than a keyword
-			}
-		}
-		w := h[sc.pstart:sc.pend]
-		if hasKeyword(w) {
-			into.keyword.note(w, sc.pstart, CategoryNone)
-		}
-		if hasRoleWord(w) {
-			into.role.note(w, sc.pstart, CategoryNone)
-		}
+// piece notes the signs of the piece sc read last from the header h; kind
+// is what the static tables know of its candidate.
+func (r *signReader) piece(sc *scanner, h string, kind tokenKind) {
+	if !sc.version {
+		r.words++
 	}
+	tok := h[sc.pstart:sc.prun]
+	switch {
+	case r.words == 1 && !sc.version:
+		r.lead = (equalFold(tok, "Mozilla") || equalFold(tok, "Opera")) &&
+			sc.nameEnd+1 < sc.end && isDigit(h[sc.nameEnd+1])
+	case r.words == 2 && !sc.version && sc.depth > 0 && sc.comments == 1:
+		r.inComment = true
+		r.compat = equalFold(tok, "compatible")
+	}
+	into := &r.sg
+	if r.inComment && sc.comments == 1 && sc.depth > 0 {
+		into = &r.pf
+		r.msie = r.msie || equalFold(tok, "MSIE")
+	}
+	if !r.engine && !sc.version {
+		r.engine = isEngine(tok)
+	}
+	if !r.named {
+		r.named = isBrowserName(tok) || !sc.version && isBrowserName(h[sc.pstart:sc.pend])
+	}
+
+	if kind != 0 && kind != kindGeneric {
+		if cat := Category(kind); cat.Class() == ClassCrawler {
+			into.crawler.note(sc.pstart, len(tok), cat)
+		} else {
+			into.other.note(sc.pstart, len(tok), cat)
+		}
+		return // the catalogue knows better than a keyword
+	}
+	if kind == kindGeneric && sc.pend == sc.prun {
+		return // a generic word, whole: "Mozilla", "AppleWebKit"
+	}
+	if into.keyword.n != 0 && into.role.n != 0 {
+		return
+	}
+	w := h[sc.pstart:sc.pend]
+	keyword, role := wordSigns(w)
+	if keyword {
+		into.keyword.note(sc.pstart, len(w), CategoryNone)
+	}
+	if role {
+		into.role.note(sc.pstart, len(w), CategoryNone)
+	}
+}
+
+// finish returns the signs of the header, once sc has read all of it.
+func (r *signReader) finish(sc *scanner) signs {
+	sg := r.sg
 	// A platform comment names a system and a device; one that gives a
 	// URL or an address is a crawler's, dressed as a browser's.
-	platformShape := lead && inComment && engine && (!compat || msie) && sc.firstLinks == 0
-	sg.browser = platformShape || named
-	sg.compatible = lead && inComment && compat && !msie && !named
+	platformShape := r.lead && r.inComment && r.engine && (!r.compat || r.msie) && sc.firstLinks == 0
+	sg.browser = platformShape || r.named
+	sg.compatible = r.lead && r.inComment && r.compat && !r.msie && !r.named
 	sg.link = sc.links > 0 || sc.firstLinks > 0
 	if !platformShape {
 		// No browser's platform comment: what the first comment holds
 		// counts as any word does.
-		sg.crawler = earlier(sg.crawler, pf.crawler)
-		sg.other = earlier(sg.other, pf.other)
-		sg.keyword = earlier(sg.keyword, pf.keyword)
-		sg.role = earlier(sg.role, pf.role)
+		sg.crawler = earlier(sg.crawler, r.pf.crawler)
+		sg.other = earlier(sg.other, r.pf.other)
+		sg.keyword = earlier(sg.keyword, r.pf.keyword)
+		sg.role = earlier(sg.role, r.pf.role)
 	}
 	return sg
 }
@@ -166,66 +179,63 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // hasKeyword reports whether the product name w contains, ignoring case,
 // "bot", "crawl", "spider", "fetcher" or "scraper": the words crawlers
 // name themselves with. It reads whole product names, digits included, so
-// "MJ12bot" and "AI2Bot" count. Names of Cubot phones, which Android
-// browsers send, do not.
+// "MJ12bot" and "AI2Bot" count. "bot" counts where it ends a name or a
+// part of one ("Googlebot", "AhrefsBot", "BotSeer", "bot_v1") or is plural,
+// not where a longer word starts with it ("Botswana", "boto"). Names of
+// Cubot phones, which Android browsers send, do not count.
 func hasKeyword(w string) bool {
-	if len(w) >= 5 && equalFold(w[:5], "cubot") {
-		return false
-	}
-	for i := 0; i+3 <= len(w); i++ {
-		var kw string
-		switch w[i] | 0x20 {
-		case 'b':
-			// "bot" ends a name ("Googlebot"), or a part of one
-			// ("AhrefsBot", "BotSeer", "bot_v1"), or is plural: not
-			// the start of a longer word ("Botswana", "boto").
-			if j := i + 3; j < len(w) && 'a' <= w[j] && w[j] <= 'z' &&
-				!(w[j] == 's' && (j+1 == len(w) || w[j+1] < 'a' || w[j+1] > 'z')) {
-				continue
-			}
-			kw = "bot"
-		case 'c':
-			kw = "crawl"
-		case 's':
-			kw = "spider"
-			if len(w)-i >= 2 && w[i+1]|0x20 == 'c' {
-				kw = "scraper"
-			}
-		case 'f':
-			kw = "fetcher"
-		default:
-			continue
-		}
-		if len(w)-i >= len(kw) && foldedPrefix(w[i:], kw) {
-			return true
-		}
-	}
-	return false
+	keyword, _ := wordSigns(w)
+	return keyword
 }
 
-// roleWords name clients that are automated but not crawlers, in the
-// words they call themselves by: uptime and health monitors, validators and
-// link checkers, link previewers. They outweigh a crawler keyword, since
+// hasRoleWord reports whether the product name w contains, ignoring case,
+// "uptime", "monitor", "healthcheck", "validator", "linkcheck", "preview"
+// or "unfurl": the words that clients automated but not crawlers call
+// themselves by: uptime and health monitors, validators and link checkers,
+// link previewers. They outweigh a crawler keyword (see Classifier), since
 // "UptimeBot" and "LinkPreviewBot" are a monitor and a link previewer that
 // call themselves bots.
-var roleWords = [...]string{"uptime", "monitor", "healthcheck", "validator", "linkcheck", "preview", "unfurl"}
-
-// hasRoleWord reports whether the product name w contains one of roleWords,
-// ignoring case.
 func hasRoleWord(w string) bool {
-	for i := 0; i+6 <= len(w); i++ {
+	_, role := wordSigns(w)
+	return role
+}
+
+// wordSigns reports whether the product name w holds a crawler keyword (see
+// hasKeyword) and a role word (see hasRoleWord), in one pass.
+func wordSigns(w string) (keyword, role bool) {
+	cubot := len(w) >= 5 && equalFold(w[:5], "cubot")
+	for i := 0; i+3 <= len(w) && !(keyword && role); i++ {
+		rest := w[i:]
 		switch w[i] | 0x20 {
-		case 'u', 'm', 'h', 'v', 'l', 'p':
-		default:
-			continue
-		}
-		for _, rw := range roleWords {
-			if len(w)-i >= len(rw) && foldedPrefix(w[i:], rw) {
-				return true
+		case 'b':
+			if cubot || keyword || !foldedPrefix(rest, "bot") {
+				continue
 			}
+			j := i + 3
+			keyword = j == len(w) || w[j] < 'a' || w[j] > 'z' ||
+				w[j] == 's' && (j+1 == len(w) || w[j+1] < 'a' || w[j+1] > 'z')
+		case 'c':
+			keyword = keyword || len(rest) >= 5 && foldedPrefix(rest, "crawl")
+		case 's':
+			keyword = keyword || len(rest) >= 6 && foldedPrefix(rest, "spider") ||
+				len(rest) >= 7 && foldedPrefix(rest, "scraper")
+		case 'f':
+			keyword = keyword || len(rest) >= 7 && foldedPrefix(rest, "fetcher")
+		case 'u':
+			role = role || len(rest) >= 6 && (foldedPrefix(rest, "uptime") || foldedPrefix(rest, "unfurl"))
+		case 'm':
+			role = role || len(rest) >= 7 && foldedPrefix(rest, "monitor")
+		case 'h':
+			role = role || len(rest) >= 11 && foldedPrefix(rest, "healthcheck")
+		case 'v':
+			role = role || len(rest) >= 9 && foldedPrefix(rest, "validator")
+		case 'l':
+			role = role || len(rest) >= 9 && foldedPrefix(rest, "linkcheck")
+		case 'p':
+			role = role || len(rest) >= 7 && foldedPrefix(rest, "preview")
 		}
 	}
-	return false
+	return keyword, role
 }
 
 // foldedPrefix reports whether s starts with the lower-case word kw,

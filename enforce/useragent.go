@@ -65,6 +65,8 @@ type Tokens struct {
 	// seen is a filter of the hashes of the candidates kept, to skip most
 	// duplicate checks.
 	seen [4]uint64
+	// signs are what the header shows of the client, for the Classifier.
+	signs signs
 }
 
 // A candidate is one candidate token kept: offsets into the header rather
@@ -80,23 +82,32 @@ type candidate struct {
 func Tokenize(ua string) (t Tokens) {
 	sc := newScanner(ua)
 	t.header, t.cut = sc.s, sc.cut
+	var sr signReader
 	for sc.nextPiece() {
-		if sc.prun == sc.pstart {
-			continue // no candidate: "360Spider", "5.0"
+		var kind tokenKind
+		switch run := sc.prun - sc.pstart; {
+		case run == 0:
+			// No candidate: "360Spider", "5.0".
+		case t.tail != 0:
+			kind = kindOf(t.header[sc.pstart:sc.prun])
+		default:
+			var full bool
+			if kind, full = t.add(sc.pstart, run); full {
+				// Full: this word and the rest are read again when
+				// needed.
+				t.tail, t.tailDepth = uint16(sc.from)+1, uint16(sc.fromDepth)
+			}
 		}
-		if !t.add(sc.pstart, sc.prun-sc.pstart) {
-			// Full: this word and the rest are read again when needed.
-			t.tail, t.tailDepth = uint16(sc.from)+1, uint16(sc.fromDepth)
-			break
-		}
+		sr.piece(&sc, t.header, kind)
 	}
+	t.signs = sr.finish(&sc)
 	return t
 }
 
-// add keeps the candidate header[start:start+run], unless it is a duplicate.
-// It reports false, keeping nothing, when the candidate is new and there is
-// no room for it.
-func (t *Tokens) add(start, run int) bool {
+// add keeps the candidate header[start:start+run], unless it is a duplicate
+// or, reporting full, there is no room for it. It returns what the static
+// tables know of the candidate (see tokenKind).
+func (t *Tokens) add(start, run int) (kind tokenKind, full bool) {
 	tok := t.header[start : start+run]
 	// foldHead(tok) in one load, when the header has eight octets from
 	// start (written out here: a call per candidate shows in benchmarks).
@@ -114,16 +125,17 @@ func (t *Tokens) add(start, run int) bool {
 		head = foldHead(tok)
 	}
 	hash := tokenHash(head, run)
+	kind = staticKind(tok, head, hash)
 	h := uint16(hash >> 48)
 	word, bit := h>>14, uint64(1)<<(h>>8&63)
 	if t.seen[word]&bit != 0 && t.has(tok, h) {
-		return true
+		return kind, false
 	}
 	if int(t.named)+int(t.generic) == MaxCandidates {
-		return false
+		return kind, true
 	}
 	c := candidate{start: uint16(start), run: uint16(run), hash: h}
-	if isGeneric(tok, head, hash) {
+	if kind == kindGeneric {
 		t.generic++
 		t.cands[MaxCandidates-int(t.generic)] = c
 	} else {
@@ -131,14 +143,29 @@ func (t *Tokens) add(start, run int) bool {
 		t.named++
 	}
 	t.seen[word] |= bit
-	return true
+	return kind, false
+}
+
+// staticKind returns what the static tables know of the candidate tok,
+// whose folded head is head and whose tokenHash is hash: kindGeneric for a
+// generic candidate (see GenericTokens), else its catalogue category, or 0.
+func staticKind(tok string, head, hash uint64) tokenKind {
+	if len(tok) <= 2 || len(tok) == 5 && isGenericShape(tok) {
+		return kindGeneric
+	}
+	return staticTokens.lookup(tok, head, hash)
+}
+
+// kindOf is staticKind for a candidate alone.
+func kindOf(tok string) tokenKind {
+	head := foldHead(tok)
+	return staticKind(tok, head, tokenHash(head, len(tok)))
 }
 
 // isGeneric reports whether the candidate tok, whose folded head is head and
 // whose tokenHash is hash, is generic (see GenericTokens).
 func isGeneric(tok string, head, hash uint64) bool {
-	return len(tok) <= 2 || len(tok) == 5 && isGenericShape(tok) ||
-		staticTokens.lookup(tok, head, hash) == kindGeneric
+	return staticKind(tok, head, hash) == kindGeneric
 }
 
 // rest returns a scanner at the first word a candidate of which t did not
