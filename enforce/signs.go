@@ -88,7 +88,7 @@ func (r *signReader) piece(sc *scanner, h string, kind tokenKind) {
 		r.engine = isEngine(tok)
 	}
 	if !r.named {
-		r.named = isBrowserName(tok) || !sc.version && isBrowserName(h[sc.pstart:sc.pend])
+		r.named = isBrowserName(tok) || !sc.version && sc.pend != sc.prun && isBrowserName(h[sc.pstart:sc.pend])
 	}
 
 	if kind != 0 && kind != kindGeneric {
@@ -156,6 +156,14 @@ func isEngine(tok string) bool {
 // and old mobile browsers, and J2ME phones, which give their MIDP profile
 // ("Profile/MIDP-2.0").
 func isBrowserName(tok string) bool {
+	if len(tok) < 5 || len(tok) > 10 {
+		return false
+	}
+	switch tok[0] | 0x20 {
+	case 'o', 'u', 'm', 'h', 'b', 'd', 'n', 'i', 'l', 'q':
+	default:
+		return false
+	}
 	switch len(tok) {
 	case 5:
 		return equalFold(tok, "Opera") || equalFold(tok, "UCWEB") || equalFold(tok, "Obigo") ||
