@@ -7,80 +7,8 @@ import (
 	"github.com/mssola/useragent"
 )
 
-// WildcardPolicy says whom the robots.txt "*" group binds when no named
-// group matches a request. RFC 9309 addresses crawlers; a server that held
-// people's browsers to "User-agent: *" / "Disallow: /" would close the site
-// to its readers, so by default the "*" group binds automated clients only.
-//
-// The policy never narrows a named group: a group always binds the agents it
-// names, browser-like or not, so "User-agent: Mozilla" reaches browsers
-// whatever the policy. Applying both rules is the caller's job.
-type WildcardPolicy uint8
-
-const (
-	// WildcardBots ("bots", the default): the "*" group binds the clients a
-	// Classifier finds automated.
-	WildcardBots WildcardPolicy = iota
-	// WildcardAll ("all"): the "*" group binds every client, browsers
-	// included, as a literal reading of RFC 9309 would have it.
-	WildcardAll
-	// WildcardNone ("none"): the "*" group binds nobody; only named groups
-	// are enforced.
-	WildcardNone
-)
-
-var wildcardPolicyNames = [...]string{WildcardBots: "bots", WildcardAll: "all", WildcardNone: "none"}
-
-// ParseWildcardPolicy reads a policy name: "bots", "all" or "none".
-func ParseWildcardPolicy(s string) (WildcardPolicy, error) {
-	for p, name := range wildcardPolicyNames {
-		if s == name {
-			return WildcardPolicy(p), nil
-		}
-	}
-	return WildcardBots, fmt.Errorf("wildcard policy %q: want \"bots\", \"all\" or \"none\"", s)
-}
-
-// String returns the policy's name, as ParseWildcardPolicy reads it.
-func (p WildcardPolicy) String() string {
-	if int(p) < len(wildcardPolicyNames) {
-		return wildcardPolicyNames[p]
-	}
-	return fmt.Sprintf("wildcard_policy(%d)", uint8(p))
-}
-
-// MarshalText returns the policy's name, for configuration files.
-func (p WildcardPolicy) MarshalText() ([]byte, error) {
-	if int(p) >= len(wildcardPolicyNames) {
-		return nil, fmt.Errorf("wildcard policy %d: not a policy", uint8(p))
-	}
-	return []byte(wildcardPolicyNames[p]), nil
-}
-
-// UnmarshalText reads a policy name, as ParseWildcardPolicy does.
-func (p *WildcardPolicy) UnmarshalText(text []byte) error {
-	v, err := ParseWildcardPolicy(string(text))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
-
-// Binds reports whether the "*" group binds a client that is, or is not,
-// automated.
-func (p WildcardPolicy) Binds(automated bool) bool {
-	switch p {
-	case WildcardAll:
-		return true
-	case WildcardNone:
-		return false
-	}
-	return automated
-}
-
 // Automation tells whether, and by which sign, a client counts as
-// automated.
+// automated (see Classifier for the order in which the signs are tried).
 type Automation uint8
 
 const (
@@ -93,12 +21,20 @@ const (
 	// AutomatedCatalogue: a candidate token is in the catalogue (see
 	// Crawlers), which includes HTTP libraries and tools.
 	AutomatedCatalogue
-	// AutomatedKeyword: a product name or comment word contains "bot",
-	// "crawl", "spider", "fetcher" or "scraper" (see Classifier).
+	// AutomatedKeyword: a product name, version or comment word contains
+	// "bot", "crawl", "spider", "fetcher" or "scraper" (a crawler), or
+	// names a monitor or a link previewer (see Classifier).
 	AutomatedKeyword
 	// AutomatedParser: github.com/mssola/useragent reads the header as a
 	// bot's.
 	AutomatedParser
+	// AutomatedShape: the header is not shaped like a browser's (see
+	// Classifier), and shows no other sign.
+	AutomatedShape
+	// AutomatedLink: the header gives a URL or an e-mail address, as
+	// crawlers do to say who runs them, or follows their old convention
+	// "Mozilla/5.0 (compatible; <name>…)".
+	AutomatedLink
 )
 
 var automationNames = [...]string{
@@ -107,10 +43,12 @@ var automationNames = [...]string{
 	AutomatedCatalogue:   "catalogue",
 	AutomatedKeyword:     "keyword",
 	AutomatedParser:      "parser",
+	AutomatedShape:       "shape",
+	AutomatedLink:        "link",
 }
 
 // String returns a stable name for logs: "none", "no_user_agent",
-// "catalogue", "keyword" or "parser".
+// "catalogue", "keyword", "parser", "shape" or "link".
 func (a Automation) String() string {
 	if int(a) < len(automationNames) {
 		return automationNames[a]
@@ -118,19 +56,25 @@ func (a Automation) String() string {
 	return fmt.Sprintf("automation(%d)", uint8(a))
 }
 
-// A Classification says whether a client is automated, and why.
+// A Classification says what kind of client sent a header, and why.
 type Classification struct {
+	// Class is the kind of client.
+	Class ClientClass
+	// Automation is the sign that decided the class; NotAutomated for a
+	// browser.
 	Automation Automation
 	// Token says what decided: for AutomatedCatalogue the catalogued
-	// candidate, for AutomatedKeyword the product name that holds the
-	// keyword ("MJ12bot"), each a substring of the header. Otherwise "".
+	// candidate, for AutomatedKeyword the product name, version or comment
+	// word that holds the keyword ("MJ12bot"), each a substring of the
+	// header. Otherwise "".
 	Token string
 	// Category is the catalogue category of Token, for AutomatedCatalogue.
 	Category Category
 }
 
-// Automated reports whether the client counts as automated.
-func (c Classification) Automated() bool { return c.Automation != NotAutomated }
+// Automated reports whether the client counts as automated: a crawler or
+// another automated client.
+func (c Classification) Automated() bool { return c.Class != ClassBrowser }
 
 // ClassifierCacheSize is the number of parsed headers a Classifier keeps by
 // default. Browser headers repeat heavily (a few hundred cover most
@@ -149,13 +93,50 @@ const MaxCacheKeyLength = 256
 // maxBrowserLength bounds the browser name and version kept per entry.
 const maxBrowserLength = 64
 
-// A Classifier tells automated clients from browsers by their User-Agent
-// header. The cheap signs are tried first, without allocating: a missing
-// header, a catalogued token, a keyword in a product name or comment word.
-// Only when none decides is the header parsed by github.com/mssola/useragent,
-// which costs a microsecond or two and a dozen or more allocations; its
-// answers are kept in a bounded cache, so a warm classification does not
-// allocate either. A client that sends a new header with every request
+// A Classifier tells crawlers and other automated clients from people's
+// browsers by their User-Agent header (RFC 9110 §10.1.5). It reads every
+// word of the header within MaxUserAgentLength: product names, their
+// versions, and the words of comments. The first of these signs decides:
+//
+//  1. no header, or only white space: automated (AutomatedNoUserAgent);
+//  2. a candidate that the catalogue (see Crawlers) files under a
+//     crawler's category (search, ai, seo, archive, feed, scanner,
+//     crawler): a crawler (AutomatedCatalogue);
+//  3. a word naming a monitor or a link previewer ("uptime", "monitor",
+//     "healthcheck", "validator", "linkcheck", "preview", "unfurl"), when
+//     the header is not a browser's or also holds a crawler keyword:
+//     automated (AutomatedCatalogue when the catalogue names the client,
+//     else AutomatedKeyword), since "UptimeBot" is a monitor however it
+//     calls itself;
+//  4. a product name, version or comment word containing "bot", "crawl",
+//     "spider", "fetcher" or "scraper": a crawler (AutomatedKeyword);
+//  5. a candidate that the catalogue files under another category (tool,
+//     monitor, social): automated (AutomatedCatalogue);
+//  6. a URL or an e-mail address, where crawlers say who runs them, or
+//     the crawlers' old convention "Mozilla/<version> (compatible;
+//     <name>…)": a crawler (AutomatedLink);
+//  7. github.com/mssola/useragent reads the header as a bot's: a crawler
+//     (AutomatedParser);
+//  8. a header not shaped like a browser's: automated (AutomatedShape).
+//
+// Anything else is a browser. A browser's header is shaped
+// "Mozilla/<version> (<platform>) <engine>…": its first word is
+// Mozilla/<digit> or Opera/<digit>, a comment follows it (the platform
+// comment, which names the operating system and the device, and holds no
+// URL), and it names a rendering engine (AppleWebKit, WebKit, Gecko, KHTML,
+// Trident, Presto, Goanna); a platform comment that starts "compatible" is
+// a crawler's unless it names MSIE. Browsers that predate that shape are
+// known by name (Opera, NetFront, Obigo, UC Browser, QQ Browser, HbbTV,
+// J2ME phones' "Profile/MIDP", …). The words of a browser's platform
+// comment never count as signs: device models are free text ("M bot 60"),
+// and a person must not be bound for the name of their phone.
+//
+// Signs 1 to 6 and 8 are read by Tokenize, in the same pass as the
+// candidates and without allocating, so that Classify costs next to
+// nothing. The parse of sign 7 and
+// of Browser costs a microsecond or two and a dozen or more allocations;
+// its answers are kept in a bounded cache, so a warm classification does
+// not allocate either. A client that sends a new header with every request
 // pays for a parse each time; the cache's size bounds the memory, not that
 // work.
 //
@@ -182,40 +163,40 @@ func NewClassifier(entries int) *Classifier {
 	return &Classifier{parses: newHeaderCache[parsedHeader](entries, MaxCacheKeyLength)}
 }
 
-// Classify says whether the client that sent the header t was read from is
-// automated. It does not allocate once the header's parse is cached.
+// Classify says what kind of client sent the header t was read from, and
+// why (see Classifier). It does not allocate.
 func (c *Classifier) Classify(t *Tokens) Classification {
 	if isBlank(t.header) {
-		return Classification{Automation: AutomatedNoUserAgent}
+		return Classification{Class: ClassAutomated, Automation: AutomatedNoUserAgent}
 	}
-	// Non-generic candidates fill t.cands from index 0 up, generic ones
-	// from the top down (see Tokens).
-	named := t.cands[:t.named]
-	for j := range named {
-		if c := &named[j]; c.cat != CategoryNone {
-			return Classification{Automation: AutomatedCatalogue, Token: t.tok(c), Category: c.cat}
+	sg := &t.signs
+	switch {
+	case sg.crawler.n != 0:
+		return Classification{Class: ClassCrawler, Automation: AutomatedCatalogue, Token: t.sign(sg.crawler), Category: sg.crawler.cat}
+	case sg.role.n != 0 && (sg.keyword.n != 0 || !sg.browser):
+		// A monitor or a link previewer, though it may call itself a bot;
+		// a role word alone does not make a browser's header automated
+		// ("MozillaDeveloperPreview").
+		if sg.other.n != 0 {
+			return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: t.sign(sg.other), Category: sg.other.cat}
 		}
+		return Classification{Class: ClassAutomated, Automation: AutomatedKeyword, Token: t.sign(sg.role)}
+	case sg.keyword.n != 0:
+		return Classification{Class: ClassCrawler, Automation: AutomatedKeyword, Token: t.sign(sg.keyword)}
+	case sg.other.n != 0:
+		return Classification{Class: ClassAutomated, Automation: AutomatedCatalogue, Token: t.sign(sg.other), Category: sg.other.cat}
+	case sg.link || sg.compatible:
+		return Classification{Class: ClassCrawler, Automation: AutomatedLink}
+	case c.parsed(t.header).bot:
+		return Classification{Class: ClassCrawler, Automation: AutomatedParser}
+	case !sg.browser:
+		return Classification{Class: ClassAutomated, Automation: AutomatedShape}
 	}
-	for j := range named {
-		if w := t.word(&named[j]); hasKeyword(w) {
-			return Classification{Automation: AutomatedKeyword, Token: w}
-		}
-	}
-	for j := MaxCandidates - int(t.generic); j < MaxCandidates; j++ {
-		// A generic run holds no keyword, but what follows it in the
-		// product name may: "MJ12bot" is read as "MJ".
-		if w := t.word(&t.cands[j]); hasKeyword(w[t.cands[j].run:]) {
-			return Classification{Automation: AutomatedKeyword, Token: w}
-		}
-	}
-	if t.keyword != "" {
-		return Classification{Automation: AutomatedKeyword, Token: t.keyword}
-	}
-	if c.parsed(t.header).bot {
-		return Classification{Automation: AutomatedParser}
-	}
-	return Classification{Automation: NotAutomated}
+	return Classification{Class: ClassBrowser, Automation: NotAutomated}
 }
+
+// sign returns the word or candidate of the header that mark m points at.
+func (t *Tokens) sign(m mark) string { return t.header[m.at : m.at+m.n] }
 
 // Browser returns the browser name and version github.com/mssola/useragent
 // reads from the header ua (for a bot, its name), for audit records. The
@@ -253,50 +234,6 @@ func isBlank(s string) bool {
 		switch s[i] {
 		case ' ', '\t', '\r', '\n', '\v', '\f':
 		default:
-			return false
-		}
-	}
-	return true
-}
-
-// hasKeyword reports whether the product name w contains, ignoring case,
-// "bot", "crawl", "spider", "fetcher" or "scraper": the words crawlers
-// name themselves with. It reads whole product names, digits included, so
-// "MJ12bot" and "AI2Bot" count. Names of Cubot phones, which Android
-// browsers send, do not.
-func hasKeyword(w string) bool {
-	if len(w) >= 5 && equalFold(w[:5], "cubot") {
-		return false
-	}
-	for i := 0; i+3 <= len(w); i++ {
-		var kw string
-		switch w[i] | 0x20 {
-		case 'b':
-			kw = "bot"
-		case 'c':
-			kw = "crawl"
-		case 's':
-			kw = "spider"
-			if len(w)-i >= 2 && w[i+1]|0x20 == 'c' {
-				kw = "scraper"
-			}
-		case 'f':
-			kw = "fetcher"
-		default:
-			continue
-		}
-		if len(w)-i >= len(kw) && foldedPrefix(w[i:], kw) {
-			return true
-		}
-	}
-	return false
-}
-
-// foldedPrefix reports whether s starts with the lower-case word kw,
-// ignoring the case of s.
-func foldedPrefix(s, kw string) bool {
-	for j := 0; j < len(kw); j++ {
-		if s[j]|0x20 != kw[j] {
 			return false
 		}
 	}

@@ -40,6 +40,9 @@ const (
 	// CategoryTool: HTTP libraries, command-line clients, API tools and
 	// headless browsers.
 	CategoryTool
+	// CategoryCrawler: general-purpose crawlers and crawling frameworks,
+	// whatever they are used for.
+	CategoryCrawler
 )
 
 var categoryNames = [...]string{
@@ -53,6 +56,24 @@ var categoryNames = [...]string{
 	CategoryFeed:    "feed",
 	CategoryScanner: "scanner",
 	CategoryTool:    "tool",
+	CategoryCrawler: "crawler",
+}
+
+// Class returns the class of client a category's tokens mark (see
+// ClientClass): crawlers for search, ai, seo, archive, feed, scanner and
+// crawler, which visit sites unasked, on their own schedule; other
+// automated clients for tool, monitor and social, which fetch what a
+// person or an operator points them at: a link to preview, a site to
+// check, an API to call. CategoryNone marks no class; it returns
+// ClassBrowser.
+func (c Category) Class() ClientClass {
+	switch c {
+	case CategorySearch, CategoryAI, CategorySEO, CategoryArchive, CategoryFeed, CategoryScanner, CategoryCrawler:
+		return ClassCrawler
+	case CategorySocial, CategoryMonitor, CategoryTool:
+		return ClassAutomated
+	}
+	return ClassBrowser
 }
 
 // String returns the category's name as crawlers.txt spells it, or "none".
@@ -72,16 +93,33 @@ func parseCategory(s string) (Category, bool) {
 	return Category(i), true
 }
 
-// A Crawler is one entry of the catalogue of automated clients.
+// A Crawler is one entry of the catalogue of automated clients: a crawler,
+// or another automated client, as its Category's Class says.
 type Crawler struct {
 	// Token is the product token, as the catalogue spells it.
 	Token string
 	// Category is the kind of client.
 	Category Category
+	// Source is the key of the source that documents the entry (see
+	// CatalogueSources).
+	Source string
+}
+
+// A CatalogueSource is a source the catalogue's entries come from.
+type CatalogueSource struct {
+	// Key names the source in the entries.
+	Key string
+	// Where says what and where the source is: its title, address and
+	// version.
+	Where string
 }
 
 // Crawlers returns the catalogue of automated clients, in file order.
 func Crawlers() []Crawler { return slices.Clone(catalogue) }
+
+// CatalogueSources returns the sources of the catalogue's entries, in file
+// order.
+func CatalogueSources() []CatalogueSource { return slices.Clone(catalogueSources) }
 
 // LookupCrawler returns the category of the catalogued token tok, compared
 // case-insensitively, or CategoryNone. It does not allocate.
@@ -89,8 +127,7 @@ func LookupCrawler(tok string) Category {
 	if !isToken(tok) {
 		return CategoryNone
 	}
-	head := foldHead(tok)
-	if k := staticTokens.lookup(tok, head, tokenHash(head, len(tok))); k != kindGeneric {
+	if k := kindOf(tok); k != kindGeneric {
 		return Category(k)
 	}
 	return CategoryNone
@@ -107,13 +144,15 @@ func (e catalogueError) Error() string {
 }
 
 // parseCatalogue reads a catalogue in the format of crawlers.txt. Lines it
-// cannot use are skipped and reported, and so are repeated tokens after
-// their first entry; tests require there be none.
-func parseCatalogue(text string) ([]Crawler, []error) {
+// cannot use are skipped and reported, and so are repeated tokens and
+// sources after their first entry; tests require there be none.
+func parseCatalogue(text string) ([]Crawler, []CatalogueSource, []error) {
 	var (
-		out  []Crawler
-		errs []error
-		seen = map[string]int{}
+		out     []Crawler
+		sources []CatalogueSource
+		errs    []error
+		seen    = map[string]int{}
+		keys    = map[string]int{}
 	)
 	for num, line := range strings.Split(text, "\n") {
 		num++
@@ -124,11 +163,24 @@ func parseCatalogue(text string) ([]Crawler, []error) {
 		if len(fields) == 0 {
 			continue
 		}
-		if len(fields) != 2 {
-			errs = append(errs, catalogueError{num, fmt.Sprintf("want \"token category\", got %d fields", len(fields))})
+		if fields[0] == "source" {
+			if len(fields) < 3 {
+				errs = append(errs, catalogueError{num, "want \"source key where\""})
+				continue
+			}
+			if first, dup := keys[fields[1]]; dup {
+				errs = append(errs, catalogueError{num, fmt.Sprintf("source %q already declared on line %d", fields[1], first)})
+				continue
+			}
+			keys[fields[1]] = num
+			sources = append(sources, CatalogueSource{Key: fields[1], Where: strings.Join(fields[2:], " ")})
 			continue
 		}
-		tok, name := fields[0], fields[1]
+		if len(fields) != 3 {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("want \"token category source\", got %d fields", len(fields))})
+			continue
+		}
+		tok, name, src := fields[0], fields[1], fields[2]
 		if !isToken(tok) {
 			errs = append(errs, catalogueError{num, fmt.Sprintf("token %q is not a run of [A-Za-z_-]", tok)})
 			continue
@@ -138,22 +190,27 @@ func parseCatalogue(text string) ([]Crawler, []error) {
 			errs = append(errs, catalogueError{num, fmt.Sprintf("unknown category %q", name)})
 			continue
 		}
+		if _, ok := keys[src]; !ok {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("source %q not declared", src)})
+			continue
+		}
 		k := strings.ToLower(tok)
 		if first, dup := seen[k]; dup {
 			errs = append(errs, catalogueError{num, fmt.Sprintf("token %q already listed on line %d", tok, first)})
 			continue
 		}
 		seen[k] = num
-		out = append(out, Crawler{Token: tok, Category: cat})
+		out = append(out, Crawler{Token: tok, Category: cat, Source: src})
 	}
-	return out, errs
+	return out, sources, errs
 }
 
 // isToken reports whether s is a whole product token, as rules reads one.
 func isToken(s string) bool { return rules.IsProductToken(s) }
 
-// catalogue is crawlers.txt, parsed once. It is never modified.
-var catalogue, _ = parseCatalogue(crawlersTxt)
+// catalogue and catalogueSources are crawlers.txt, parsed once. They are
+// never modified.
+var catalogue, catalogueSources, _ = parseCatalogue(crawlersTxt)
 
 // staticTokens answers, for a candidate, whether it is generic and which
 // category the catalogue gives it, in one probe. It is built once from

@@ -244,7 +244,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		dec.Reason, dec.Token = ReasonAllowListed, tok
 		return
 	}
-	bound := d.policy.Wildcard.Binds(dec.Classification.Automated())
+	bound := d.policy.Wildcard.Binds(dec.Classification.Class)
 	if snap.Robots == nil {
 		dec.Token = wildcardToken(&dec.Classification, toks)
 		switch {

@@ -42,6 +42,7 @@ func inlineSnapshot(t *testing.T, body string) *Snapshot {
 func TestDecide(t *testing.T) {
 	snap := inlineSnapshot(t, decideRobots)
 	bots := NewDecider(Policy{AllowAgents: []string{"UptimeMonitor"}}, nil)
+	automated := NewDecider(Policy{Wildcard: WildcardAutomated}, nil)
 	all := NewDecider(Policy{Wildcard: WildcardAll}, nil)
 	cases := []struct {
 		name    string
@@ -66,9 +67,10 @@ func TestDecide(t *testing.T) {
 		{"both groups: disallowed by both", bots, uaBoth, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
 		{"a browser is not bound by *", bots, uaChrome, "/private/x", true, ReasonNotAutomated, "", 0, AsSent},
 		{"policy all binds browsers", all, uaChrome, "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
-		{"curl is bound by *", bots, uaCurl, "/private/x", false, ReasonWildcardGroup, "curl", 10, AsSent},
-		{"* allow carve-out", bots, uaCurl, "/private/press/a", true, ReasonWildcardGroup, "curl", 11, AsSent},
-		{"no User-Agent is automated", bots, "", "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
+		{"curl is not a crawler", bots, uaCurl, "/private/x", true, ReasonNotAutomated, "curl", 0, AsSent},
+		{"curl is bound by * as automated", automated, uaCurl, "/private/x", false, ReasonWildcardGroup, "curl", 10, AsSent},
+		{"* allow carve-out", automated, uaCurl, "/private/press/a", true, ReasonWildcardGroup, "curl", 11, AsSent},
+		{"no User-Agent is automated", automated, "", "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
 		{"robots.txt always passes", bots, uaGPTBot, "/robots.txt", true, ReasonRobotsTxt, "", 0, AsSent},
 		{"allow-listed agent", bots, "UptimeMonitor/2.0 (+https://example.net)", "/private/x", true, ReasonAllowListed, "UptimeMonitor", 0, AsSent},
 		{"no path", bots, uaGPTBot, "*", true, ReasonNoPath, "", 0, AsSent},
@@ -156,7 +158,7 @@ func TestDecideWithoutFile(t *testing.T) {
 	}{
 		{unreachable, uaGPTBot, false, ReasonUnreachable},
 		{unreachable, uaChrome, true, ReasonNotAutomated},
-		{unreachable, "", false, ReasonUnreachable},
+		{unreachable, "", true, ReasonNotAutomated}, // automated, but no crawler
 		{unavailable, uaGPTBot, true, ReasonUnavailable},
 	}
 	for _, c := range cases {

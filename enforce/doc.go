@@ -5,8 +5,9 @@
 //
 // Who is asking: Tokenize reads the candidate product tokens of a
 // User-Agent header; a GroupIndex (or ChooseGroups) finds the robots.txt
-// groups they name; a Classifier tells automated clients, which the "*"
-// group binds under the default WildcardPolicy, from browsers.
+// groups they name; a Classifier tells crawlers, which the "*" group binds
+// under the default WildcardPolicy, from other automated clients and from
+// browsers (see docs/classification.md).
 //
 // Whether they may: Readings are the spellings of a request target a server
 // behind the handler could resolve it to, and a Decider judges each against

@@ -8,7 +8,9 @@ import (
 // FuzzTokenize checks properties of Tokenize on any header: it does not
 // panic, keeps at most MaxCandidates candidates, each a non-empty
 // [A-Za-z_-] run that appears in the header as a whole run (never part of a
-// longer one), each once, and gives the same answer twice.
+// longer one), each once, and gives the same answer twice; and the
+// classification of the header is one of the classes, with a token from
+// the header, the same twice.
 func FuzzTokenize(f *testing.F) {
 	seeds := []string{
 		// Real crawlers and browsers.
@@ -51,7 +53,7 @@ func FuzzTokenize(f *testing.F) {
 			if !isWholeRun(read, c) {
 				t.Fatalf("Tokenize(%q): candidate %q is not a whole run of the header", ua, c)
 			}
-			if h := uint32(tokenHash(foldHead(c), len(c)) >> 32); tok.cands[tok.slot(i)].hash != h {
+			if h := uint16(tokenHash(foldHead(c), len(c)) >> 48); tok.cands[tok.slot(i)].hash != h {
 				t.Fatalf("Tokenize(%q): candidate %q has hash %#x, want %#x", ua, c, tok.cands[tok.slot(i)].hash, h)
 			}
 			if k := strings.ToLower(c); seen[k] {
@@ -60,7 +62,15 @@ func FuzzTokenize(f *testing.F) {
 				seen[k] = true
 			}
 		}
+		c := NewClassifier(4)
+		class := c.Classify(&tok)
+		if class.Class > ClassAutomated || class.Token != "" && !strings.Contains(read, class.Token) {
+			t.Fatalf("Tokenize(%q): Classify = %+v, not a class with a token of the header", ua, class)
+		}
 		again := Tokenize(ua)
+		if c.Classify(&again) != class {
+			t.Fatalf("Tokenize(%q): Classify not deterministic: %+v then %+v", ua, class, c.Classify(&again))
+		}
 		if again.Len() != tok.Len() {
 			t.Fatalf("Tokenize(%q) is not deterministic: %d then %d candidates", ua, tok.Len(), again.Len())
 		}

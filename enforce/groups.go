@@ -124,6 +124,9 @@ func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
 			m.try(r, t.tok(c))
 		}
 	}
+	if t.tail != 0 {
+		m.tryRest(r, filter, t, false)
+	}
 	if m.n > 0 {
 		return m
 	}
@@ -132,8 +135,33 @@ func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
 			m.try(r, t.tok(c))
 		}
 	}
+	if t.tail != 0 {
+		m.tryRest(r, filter, t, true)
+	}
 	m.generic = m.n > 0
 	return m
+}
+
+// tryRest tries the candidates that t did not keep, the generic ones or
+// the others, reading them from the header again. Only headers with more
+// than MaxCandidates distinct candidates have any.
+//
+//go:noinline
+func (m *Match) tryRest(r *rules.Robots, filter *groupFilter, t *Tokens, generic bool) {
+	sc, _ := t.rest()
+	for sc.nextPiece() {
+		run := sc.prun - sc.pstart
+		if run == 0 {
+			continue
+		}
+		tok := t.header[sc.pstart:sc.prun]
+		head := foldHead(tok)
+		hash := tokenHash(head, run)
+		if filter != nil && !filter.mayName(uint16(hash>>48)) || isGeneric(tok, head, hash) != generic {
+			continue
+		}
+		m.try(r, tok)
+	}
 }
 
 // try adds the group that the candidate tok names, if any and not already
@@ -161,14 +189,14 @@ type groupFilter [1 << filterBits / 64]uint64
 
 // add sets the bit of the token tok.
 func (f *groupFilter) add(tok string) {
-	k := uint32(tokenHash(foldHead(tok), len(tok))>>32) >> (32 - filterBits)
+	k := uint16(tokenHash(foldHead(tok), len(tok))>>48) >> (16 - filterBits)
 	f[k/64] |= 1 << (k % 64)
 }
 
-// mayName reports whether a candidate whose hash (the top 32 bits of its
+// mayName reports whether a candidate whose hash (the top 16 bits of its
 // tokenHash) is h may name a group.
-func (f *groupFilter) mayName(h uint32) bool {
-	k := h >> (32 - filterBits)
+func (f *groupFilter) mayName(h uint16) bool {
+	k := h >> (16 - filterBits)
 	return f[k/64]&(1<<(k%64)) != 0
 }
 

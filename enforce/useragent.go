@@ -15,150 +15,99 @@ import (
 // token than the whole.
 const MaxUserAgentLength = 1024
 
-// MaxCandidates is the number of candidate tokens kept from one header.
-// Browsers send about 15 distinct words, most of them generic; the rest of a
-// longer header is dropped. A non-generic candidate takes the place of a
-// generic one when the list is full, so a crawler's own token survives a
-// long browser-like prefix.
-const MaxCandidates = 24
+// MaxCandidates is the number of candidate tokens a Tokens value keeps
+// with what is known of them. Browsers send about 15 to 30 distinct words
+// (in-app browsers the most), so real headers fit; a header with more keeps
+// the candidates of its first words, and the place of the first word it
+// could not keep, from which the group choice and the classifier read the
+// rest: every word within MaxUserAgentLength counts, however many there are
+// (1,024 octets hold at most 512 words), while the value stays small enough
+// to zero and copy in a few nanoseconds.
+const MaxCandidates = 64
 
 // Tokens are the candidate product tokens of a User-Agent header: the strings
 // that could name a robots.txt group. It is a value with no pointers into the
-// heap other than substrings of the header, so it is built without
-// allocating.
+// heap other than the header itself, so it is built without allocating.
 //
 // The header is read by the grammar of RFC 9110 §10.1.5: products
 // (token ["/" version]) and parenthesised comments, which may nest and may
 // hold backslash quoted-pairs. Each word of a product name or of a comment
 // item yields the run of [A-Za-z_-] it starts with, the same rule rules uses
-// for the token of a user-agent line; comment items are split on ";" and ","
+// for the token of a user-agent line, and so does each version of a product
+// ("Ask Jeeves/Teoma" yields "Teoma" too; see nextPiece); comment items are
+// split on ";" and ","
 // and then on white space, so the "Slurp" of "Yahoo! Slurp" is a candidate as
 // well as "Yahoo". Words that are URLs (they contain "://" or start with
 // "www.") or e-mail addresses (they contain "@") are skipped. ";", ",", "["
 // and "]" separate words outside comments as well, which reads the
-// non-standard suffixes of some in-app browsers.
+// non-standard suffixes of some in-app browsers, and "+" separates words
+// everywhere but in URLs and addresses, since some clients send it for a
+// space ("Mozilla/5.0+(compatible;+PiplBot;+http://…)").
 //
-// Candidates are kept once each (compared case-insensitively): first the
+// Candidates are listed once each (compared case-insensitively): first the
 // non-generic ones, then the generic ones (see Generic), each in header
-// order.
+// order. At most MaxCandidates are listed (see Complete); the group choice
+// (ChooseGroups, GroupIndex), Has and the Classifier consider every
+// candidate of the header all the same.
 type Tokens struct {
 	header string
 	// Non-generic candidates fill cands from index 0 up, generic ones from
-	// the top down, so that either kind can be dropped first.
+	// the top down.
 	cands          [MaxCandidates]candidate
 	named, generic uint8
+	// cut says that the length limit cut the header's last word, which is
+	// not read.
+	cut bool
+	// tail is 1 + the offset of the first word a candidate of which is not
+	// kept, and tailDepth the comment nesting there; tail is 0 when every
+	// candidate is kept.
+	tail, tailDepth uint16
 	// seen is a filter of the hashes of the candidates kept, to skip most
 	// duplicate checks.
-	seen [2]uint64
-	// keyword is the first word that yields no candidate, since it starts
-	// with no letter, but holds a crawler keyword (see hasKeyword).
-	keyword string
+	seen [4]uint64
+	// signs are what the header shows of the client, for the Classifier.
+	signs signs
 }
 
-// A candidate is one candidate token and what is known of it. It holds
-// offsets into the header rather than strings, which keeps Tokens small
-// enough to zero and copy in a few nanoseconds.
+// A candidate is one candidate token kept: offsets into the header rather
+// than a string, and its hash, which keeps Tokens small.
 type candidate struct {
-	// start and end delimit the word the candidate was read from, up to
-	// its first "/"; the candidate is its first run octets.
-	start, end, run uint16
-	cat             Category // catalogue category, or CategoryNone
-	hash            uint32   // top 32 bits of the candidate's tokenHash
+	start, run uint16 // the candidate is header[start:start+run]
+	hash       uint16 // top 16 bits of the candidate's tokenHash
 }
 
 // Tokenize reads the candidate tokens of the User-Agent header ua. It reads
-// at most MaxUserAgentLength octets, keeps at most MaxCandidates candidates,
-// runs in time linear in the octets read, and does not allocate.
+// at most MaxUserAgentLength octets, runs in time linear in the octets
+// read, and does not allocate.
 func Tokenize(ua string) (t Tokens) {
-	s := ua
-	cut := len(s) > MaxUserAgentLength
-	if cut {
-		s = s[:MaxUserAgentLength]
+	sc := newScanner(ua)
+	t.header, t.cut = sc.s, sc.cut
+	var sr signReader
+	for sc.nextPiece() {
+		var kind tokenKind
+		switch run := sc.prun - sc.pstart; {
+		case run == 0:
+			// No candidate: "360Spider", "5.0".
+		case t.tail != 0:
+			kind = kindOf(t.header[sc.pstart:sc.prun])
+		default:
+			var full bool
+			if kind, full = t.add(sc.pstart, run); full {
+				// Full: this word and the rest are read again when
+				// needed.
+				t.tail, t.tailDepth = uint16(sc.from)+1, uint16(sc.fromDepth)
+			}
+		}
+		sr.piece(&sc, t.header, kind)
 	}
-	t.header = s
-	depth := 0 // comment nesting
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		if byteClass[c]&classDelim != 0 {
-			switch c {
-			case '(':
-				depth++
-			case ')':
-				if depth > 0 {
-					depth--
-				}
-			}
-			i++
-			continue
-		}
-		start := i
-		for i < len(s) && byteClass[s[i]]&classToken != 0 {
-			i++
-		}
-		runEnd, nameEnd := i, -1
-		skip := false // a URL or an e-mail address
-		for i < len(s) {
-			c := s[i]
-			k := byteClass[c]
-			if k&(classDelim|classSpecial) == 0 {
-				i++
-				continue
-			}
-			if k&classDelim != 0 {
-				break
-			}
-			switch c {
-			case '/':
-				if nameEnd < 0 {
-					nameEnd = i
-				}
-			case '@':
-				skip = true
-			case ':':
-				skip = skip || i+2 < len(s) && s[i+1] == '/' && s[i+2] == '/'
-			case '\\':
-				if depth > 0 {
-					i++ // a quoted-pair: the next octet is literal, even a delimiter
-				}
-			}
-			i++
-		}
-		if i > len(s) {
-			i = len(s) // a backslash was the last octet
-		}
-		if cut && i == len(s) && byteClass[ua[i]]&classDelim == 0 {
-			break // the limit cut this word
-		}
-		if nameEnd < 0 {
-			nameEnd = i
-		}
-		if skip || runEnd-start == 3 && isWWW(s[start:runEnd], s[runEnd:]) {
-			continue
-		}
-		if runEnd == start {
-			// No candidate ("360Spider", "5.0"), but the classifier
-			// still wants to know of a crawler's name.
-			if t.keyword == "" && hasKeyword(s[start:nameEnd]) {
-				t.keyword = s[start:nameEnd]
-			}
-			continue
-		}
-		t.add(start, nameEnd, runEnd-start)
-	}
+	t.signs = sr.finish(&sc)
 	return t
 }
 
-// isWWW reports whether a word whose token run is run, followed by rest, is
-// a host name starting "www.".
-func isWWW(run, rest string) bool {
-	return len(run) == 3 && run[0]|0x20 == 'w' && run[1]|0x20 == 'w' && run[2]|0x20 == 'w' &&
-		len(rest) > 0 && rest[0] == '.'
-}
-
-// add keeps the candidate header[start:start+run], read from the word
-// header[start:end], unless it is a duplicate or there is no room for it.
-func (t *Tokens) add(start, end, run int) {
+// add keeps the candidate header[start:start+run], unless it is a duplicate
+// or, reporting full, there is no room for it. It returns what the static
+// tables know of the candidate (see tokenKind).
+func (t *Tokens) add(start, run int) (kind tokenKind, full bool) {
 	tok := t.header[start : start+run]
 	// foldHead(tok) in one load, when the header has eight octets from
 	// start (written out here: a call per candidate shows in benchmarks).
@@ -176,44 +125,83 @@ func (t *Tokens) add(start, end, run int) {
 		head = foldHead(tok)
 	}
 	hash := tokenHash(head, run)
-	h := uint32(hash >> 32)
-	word, bit := h>>31, uint64(1)<<(h>>(32-7)&63)
+	kind = staticKind(tok, head, hash)
+	h := uint16(hash >> 48)
+	word, bit := h>>14, uint64(1)<<(h>>8&63)
 	if t.seen[word]&bit != 0 && t.has(tok, h) {
-		return
+		return kind, false
 	}
-	c := candidate{start: uint16(start), end: uint16(end), run: uint16(run), hash: h}
-	generic := run <= 2 || run == 5 && isGenericShape(tok)
-	if !generic {
-		switch k := staticTokens.lookup(tok, head, hash); k {
-		case kindGeneric:
-			generic = true
-		default:
-			c.cat = Category(k)
-		}
+	if int(t.named)+int(t.generic) == MaxCandidates {
+		return kind, true
 	}
-	free := MaxCandidates - int(t.named) - int(t.generic)
-	switch {
-	case generic:
-		if free == 0 {
-			return
-		}
+	c := candidate{start: uint16(start), run: uint16(run), hash: h}
+	if kind == kindGeneric {
 		t.generic++
 		t.cands[MaxCandidates-int(t.generic)] = c
-	default:
-		if free == 0 {
-			if t.generic == 0 {
-				return
-			}
-			t.generic-- // the last generic candidate makes room
-		}
+	} else {
 		t.cands[t.named] = c
 		t.named++
 	}
 	t.seen[word] |= bit
+	return kind, false
 }
 
-// has reports whether tok, whose hash is h, is a candidate already.
-func (t *Tokens) has(tok string, h uint32) bool {
+// staticKind returns what the static tables know of the candidate tok,
+// whose folded head is head and whose tokenHash is hash: kindGeneric for a
+// generic candidate (see GenericTokens), else its catalogue category, or 0.
+func staticKind(tok string, head, hash uint64) tokenKind {
+	if len(tok) <= 2 || len(tok) == 5 && isGenericShape(tok) {
+		return kindGeneric
+	}
+	return staticTokens.lookup(tok, head, hash)
+}
+
+// kindOf is staticKind for a candidate alone.
+func kindOf(tok string) tokenKind {
+	head := foldHead(tok)
+	return staticKind(tok, head, tokenHash(head, len(tok)))
+}
+
+// isGeneric reports whether the candidate tok, whose folded head is head and
+// whose tokenHash is hash, is generic (see GenericTokens).
+func isGeneric(tok string, head, hash uint64) bool {
+	return staticKind(tok, head, hash) == kindGeneric
+}
+
+// rest returns a scanner at the first word a candidate of which t did not
+// keep, and false when it kept them all.
+func (t *Tokens) rest() (scanner, bool) {
+	if t.tail == 0 {
+		return scanner{}, false
+	}
+	return scanner{s: t.header, cut: t.cut, i: int(t.tail) - 1, depth: int(t.tailDepth)}, true
+}
+
+// Complete reports whether Len and At list every candidate of the header:
+// false for a header with more than MaxCandidates distinct candidates.
+func (t *Tokens) Complete() bool { return t.tail == 0 }
+
+// Has reports whether tok is a candidate of the header, compared
+// case-insensitively, whether or not it is among those listed.
+func (t *Tokens) Has(tok string) bool {
+	if !isToken(tok) {
+		return false
+	}
+	h := uint16(tokenHash(foldHead(tok), len(tok)) >> 48)
+	if t.has(tok, h) {
+		return true
+	}
+	sc, ok := t.rest()
+	for ok && sc.nextPiece() {
+		if equalFold(t.header[sc.pstart:sc.prun], tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether tok, whose hash is h, is a candidate kept.
+func (t *Tokens) has(tok string, h uint16) bool {
 	for i := range t.Len() {
 		c := &t.cands[t.slot(i)]
 		if c.hash == h && equalFold(t.tok(c), tok) {
@@ -234,15 +222,12 @@ func (t *Tokens) slot(i int) int {
 // tok returns the token of candidate c.
 func (t *Tokens) tok(c *candidate) string { return t.header[c.start : c.start+c.run] }
 
-// word returns the word candidate c was read from, up to its first "/": the
-// product name, digits included, that the keyword check reads.
-func (t *Tokens) word(c *candidate) string { return t.header[c.start:c.end] }
-
 // UserAgent returns the part of the header that was read: at most its first
 // MaxUserAgentLength octets.
 func (t *Tokens) UserAgent() string { return t.header }
 
-// Len returns the number of candidates.
+// Len returns the number of candidates listed: all of them, or the first
+// MaxCandidates when the header has more (see Complete).
 func (t *Tokens) Len() int { return int(t.named) + int(t.generic) }
 
 // At returns candidate i, for 0 <= i < Len(): a non-empty [A-Za-z_-] run of
@@ -257,27 +242,6 @@ func (t *Tokens) At(i int) string {
 // Generic reports whether candidate i is a generic browser token (see
 // GenericTokens), which names a group only when no other candidate does.
 func (t *Tokens) Generic(i int) bool { return i >= int(t.named) }
-
-// Byte classes for the tokenizer.
-const (
-	classToken   = 1 << iota // [A-Za-z_-]: part of a product token
-	classDelim               // ends a word: white space, controls, ( ) ; , [ ]
-	classSpecial             // means something inside a word: / @ : \
-)
-
-var byteClass = func() (c [256]uint8) {
-	for b := range 256 {
-		switch {
-		case isTokenChar(byte(b)):
-			c[b] = classToken
-		case b <= ' ' || b == 0x7f || b == '(' || b == ')' || b == ';' || b == ',' || b == '[' || b == ']':
-			c[b] = classDelim
-		case b == '/' || b == '@' || b == ':' || b == '\\':
-			c[b] = classSpecial
-		}
-	}
-	return c
-}()
 
 // isTokenChar reports whether c may appear in a product token, as rules
 // reads one.

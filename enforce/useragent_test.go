@@ -85,11 +85,25 @@ func TestTokenize(t *testing.T) {
 		{
 			"separators outside comments",
 			"Mozilla/5.0 [FBAN/FBIOS;FBAV/400.0.0.37.84;FBBV/1]",
-			[]string{"FBAN", "FBAV", "FBBV"}, []string{"Mozilla"},
+			[]string{"FBAN", "FBIOS", "FBAV", "FBBV"}, []string{"Mozilla"},
 		},
 		{"no letters", "1234 (5.6; +7)", nil, nil},
 		{"controls separate words", "Foo\x00Bar\x7fBaz", []string{"Foo", "Bar", "Baz"}, nil},
 		{"invalid UTF-8 ends a run", "Foo\xffBar Qux", []string{"Foo", "Qux"}, nil},
+		{
+			// Some clients send "+" for spaces, form-encoding style.
+			"plus separates words",
+			"Mozilla/5.0+(compatible;+PiplBot;+http://www.pipl.com/bot/)",
+			[]string{"PiplBot"}, []string{"Mozilla", "compatible"},
+		},
+		{
+			// RFC 9110 §10.1.5: product = token ["/" product-version].
+			"versions are candidates",
+			"Mozilla/2.0 (compatible; Ask Jeeves/Teoma; +http://sp.ask.com/x) Node/simplecrawler Qwantify/Bleriot/1.1 help.yahoo.com/help/us",
+			[]string{"Ask", "Jeeves", "Teoma", "Node", "simplecrawler", "Qwantify", "Bleriot", "help"}, []string{"Mozilla", "compatible"},
+		},
+		{"addresses need a domain", "Foo (android@101.0; th-TH@calendar=x; bot@example.com)", []string{"Foo"}, []string{"android", "th-TH"}},
+		{"plus inside a URL", "Foo (+https://a.example/x+Googlebot; mail+Bar@example.com) Baz+Qux", []string{"Foo", "mail", "Baz", "Qux"}, nil},
 	}
 	for _, tt := range tests {
 		tok := Tokenize(tt.ua)
@@ -130,26 +144,29 @@ func TestTokenizeLengthLimit(t *testing.T) {
 
 func TestTokenizeCandidateLimit(t *testing.T) {
 	var words []string
-	for i := range 40 {
+	for i := range MaxCandidates + 16 {
 		words = append(words, "Tok"+string(rune('a'+i/26))+string(rune('a'+i%26)))
 	}
-	tok := Tokenize(strings.Join(words, " "))
+	ua := strings.Join(words, " ")
+	tok := Tokenize(ua)
 	named, _ := candidates(&tok)
-	if !slices.Equal(named, words[:MaxCandidates]) {
-		t.Errorf("Tokenize(40 words) = %q, want the first %d", named, MaxCandidates)
+	if !slices.Equal(named, words[:MaxCandidates]) || tok.Complete() {
+		t.Errorf("Tokenize(%d words) = %q, complete %v; want the first %d, incomplete", len(words), named, tok.Complete(), MaxCandidates)
 	}
-
-	// Non-generic candidates take the place of generic ones: a crawler's
-	// token survives a long browser prefix.
-	generics := GenericTokens()[:MaxCandidates]
-	ua := strings.Join(generics, " ") + " (compatible; Googlebot/2.1)"
-	tok = Tokenize(ua)
-	named, generic := candidates(&tok)
-	if !slices.Equal(named, []string{"Googlebot"}) {
-		t.Errorf("Tokenize(%q): non-generic = %q, want [Googlebot]", ua, named)
+	// The words not listed are candidates all the same.
+	for _, w := range words {
+		if !tok.Has(w) || !tok.Has(strings.ToUpper(w)) {
+			t.Errorf("Tokenize(%d words).Has(%q) = false, want true", len(words), w)
+		}
 	}
-	if want := generics[:MaxCandidates-1]; !slices.Equal(generic, want) {
-		t.Errorf("Tokenize(%q): generic = %q, want %q", ua, generic, want)
+	for _, w := range []string{"Tok", "Tokaa1", "", "Tokzz"} {
+		if tok.Has(w) {
+			t.Errorf("Tokenize(%d words).Has(%q) = true, want false", len(words), w)
+		}
+	}
+	if short := Tokenize("Foo/1 Bar"); !short.Complete() || !short.Has("bar") || short.Has("Baz") {
+		t.Errorf("Tokenize(%q): Complete, Has(bar), Has(Baz) = %v, %v, %v; want true, true, false",
+			"Foo/1 Bar", short.Complete(), short.Has("bar"), short.Has("Baz"))
 	}
 }
 
