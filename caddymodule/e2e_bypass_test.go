@@ -119,7 +119,7 @@ Disallow: /app/private/
 }
 `, nil)
 	for range 2 {
-		if r := c.get(0, "", "/app/private/x", e2eCurl); r.status != http.StatusForbidden {
+		if r := c.get(0, "", "/app/private/x", e2eCrawler); r.status != http.StatusForbidden {
 			t.Errorf("GET /app/private/x by curl = %d %q, want 403 (the path as sent)", r.status, r.body)
 		}
 	}

@@ -116,10 +116,10 @@ http://:<PORT` + port + `> {
 		wantStatus int
 	}{
 		{0, e2eBrowser, "/research/paper", "train-ai=y", 200},
-		{0, e2eCurl, "/research/paper", "train-ai=y", 200},
+		{0, e2eCrawler, "/research/paper", "train-ai=y", 200},
 		{0, e2eBrowser, "/blog/post", "train-ai=n, search=y", 200},
 		{0, e2eGPTBot, "/blog/post", "train-ai=n, search=y", 200},
-		{0, e2eCurl, "/private/x", "", 403},
+		{0, e2eCrawler, "/private/x", "", 403},
 		{0, e2eBrowser, "/private/x", "", 200}, // no preference for a path the group disallows
 		{0, e2eBrowser, "/origin/x", "train-ai=y, search=y", 200},
 		{1, e2eBrowser, "/origin/x", "train-ai=n, search=y", 200},

@@ -65,7 +65,7 @@ func TestHostileHostFloodEviction(t *testing.T) {
 		t.Errorf("%v robots.txt fetches answered 4xx: the handler fetched without the site's root", n)
 	}
 	hxExpect(t, c, "real.test", "/private/secret.html", e2eGPTBot, http.StatusForbidden)
-	hxExpect(t, c, "real.test", "/private/secret.html", e2eCurl, http.StatusForbidden)
+	hxExpect(t, c, "real.test", "/private/secret.html", e2eCrawler, http.StatusForbidden)
 	hxExpect(t, c, "real.test", "/private/secret.html", e2eBrowser, http.StatusOK)
 }
 

@@ -39,9 +39,11 @@ const e2eTimeout = 5 * time.Second
 // User-Agent headers as the clients send them.
 const (
 	// e2eGPTBot names GPTBot in a comment, as OpenAI's crawler does.
-	e2eGPTBot   = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
-	e2eBrowser  = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
-	e2eCurl     = "curl/8.5.0"
+	e2eGPTBot  = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	e2eBrowser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+	e2eCurl    = "curl/8.5.0"
+	// e2eCrawler is a crawler no group names: the "*" group binds it.
+	e2eCrawler  = "ExampleCrawler/1.0 (+https://crawler.example/about)"
 	e2eInternal = internalUserAgent
 )
 

@@ -177,7 +177,7 @@ func TestE2EUpstreamOutcomes(t *testing.T) {
 		{"a.test", e2eGPTBot, "/b-only/x", 200, "allow|named_group|GPTBot||"},
 		{"b.test", e2eGPTBot, "/a-only/x", 200, "allow|named_group|GPTBot||"},
 		{"b.test", e2eGPTBot, "/b-only/x", 403, "deny|named_group|GPTBot|/b-only/|2"},
-		{"b.test", e2eCurl, "/b-only/x", 200, "allow|no_group|curl||"},
+		{"b.test", e2eCrawler, "/b-only/x", 200, "allow|no_group|ExampleCrawler||"},
 	} {
 		r := c.get(0, tc.host, tc.path, tc.ua)
 		if r.status != tc.status || r.header.Get("X-Robots") != tc.robots {

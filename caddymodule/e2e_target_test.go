@@ -126,7 +126,7 @@ func TestHostileRequestTargets(t *testing.T) {
 					t.Errorf("%s: GET /robots.txt by GPTBot = %d %.60q, %v; want 200 with the file", proto, r.status, r.body, err)
 				}
 				for _, target := range hxSecretTargets {
-					for _, ua := range [...]struct{ name, header string }{{"GPTBot", e2eGPTBot}, {"curl", e2eCurl}} {
+					for _, ua := range [...]struct{ name, header string }{{"GPTBot", e2eGPTBot}, {"a crawler", e2eCrawler}} {
 						r, err := send[proto](port, target, ua.header)
 						if err == nil && r.status == http.StatusOK && strings.Contains(r.body, hxSecret) {
 							t.Errorf("%s: GET %s by %s = 200 with the disallowed file", proto, target, ua.name)

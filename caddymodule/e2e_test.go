@@ -59,7 +59,7 @@ func TestE2ERobotsTxtPassesThrough(t *testing.T) {
 	c := e2eStart(t, 1, e2eProxySite, map[string]string{
 		"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "wildcard all",
 	})
-	for _, ua := range []string{e2eGPTBot, e2eCurl, e2eBrowser, ""} {
+	for _, ua := range []string{e2eGPTBot, e2eCrawler, e2eBrowser, ""} {
 		for _, target := range []string{"/robots.txt", "/robots.txt?from=test"} {
 			r := c.get(0, "site.test", target, ua)
 			if r.status != http.StatusOK || r.body != robots || r.header.Get("X-Origin") != "robots" {
@@ -141,19 +141,21 @@ http://:<PORT4> {
 		{0, e2eGPTBot, "/private/open", 403, denied}, // GPTBot's own group has no Allow
 		{0, e2eGPTBot, "/public", 200, "page /public"},
 		{0, e2eBrowser, "/private/x", 200, "page /private/x"},
-		{0, e2eCurl, "/private/x", 403, denied},
-		{0, e2eCurl, "/private/open", 200, "page /private/open"},
+		{0, e2eCrawler, "/private/x", 403, denied},
+		{0, e2eCrawler, "/private/open", 200, "page /private/open"},
 		{0, "Bytespider", "/public", 403, denied},
-		{0, "", "/private/x", 403, denied}, // no User-Agent: automated
+		{0, "", "/private/x", 200, "page /private/x"},      // no User-Agent: automated, not a crawler
+		{0, e2eCurl, "/private/x", 200, "page /private/x"}, // an HTTP tool, not a crawler
+		{3, "", "/private/x", 403, ""},                     // wildcard all binds every client
 		{1, e2eGPTBot, "/private/x", 403, "shaped 403 named_group GPTBot 2"},
-		{1, e2eCurl, "/private/x", 403, "shaped 403 wildcard_group curl 5"},
+		{1, e2eCrawler, "/private/x", 403, "shaped 403 wildcard_group ExampleCrawler 5"},
 		{1, e2eBrowser, "/private/x", 200, "page /private/x"},
 		{2, e2eGPTBot, "/private/x", 403, ""},
 		{2, e2eBrowser, "/private/x", 200, "page /private/x"},
 		{3, e2eBrowser, "/private/x", 403, ""}, // wildcard all binds browsers too
 		{3, e2eBrowser, "/public", 200, "page /public"},
-		{4, e2eCurl, "/private/x", 200, "page /private/x"}, // wildcard none binds nobody
-		{4, e2eGPTBot, "/private/x", 451, ""},              // but named groups still do
+		{4, e2eCrawler, "/private/x", 200, "page /private/x"}, // wildcard none binds nobody
+		{4, e2eGPTBot, "/private/x", 451, ""},                 // but named groups still do
 	} {
 		r := c.get(tc.port, "", tc.path, tc.ua)
 		if r.status != tc.status || r.body != tc.body {
@@ -194,9 +196,9 @@ func TestE2EComplianceRecords(t *testing.T) {
 		{e2eBrowser, "/private/a", false},
 		{e2eGPTBot, "/robots.txt", false},
 		{e2eGPTBot, "/private/b", true}, // now after GPTBot fetched robots.txt
-		{e2eCurl, "/private/c", true},
-		{e2eCurl, "/private/open", true}, // allowed, by a rule
-		{e2eCurl, "/elsewhere", true},    // allowed, by no rule
+		{e2eCrawler, "/private/c", true},
+		{e2eCrawler, "/private/open", true}, // allowed, by a rule
+		{e2eCrawler, "/elsewhere", true},    // allowed, by no rule
 	}
 	hash := e2eHash(e2eRobots)
 	judged := []any{hash}
@@ -211,18 +213,18 @@ func TestE2EComplianceRecords(t *testing.T) {
 			"compliance": "violation", "judged_versions": judged,
 			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "token", "automation": "catalogue"},
 		// curl comes from the same address: tied to that fetch by IP.
-		{"uri": "/private/c", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "deny",
+		{"uri": "/private/c", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "deny",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/", "rule_line": 5.0,
 			"compliance": "violation", "judged_versions": judged,
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
-		{"uri": "/private/open", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "allow",
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
+		{"uri": "/private/open", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/open", "rule_line": 6.0,
 			"compliance": "allowed", "judged_versions": []any{},
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
-		{"uri": "/elsewhere", "user_agent": e2eCurl, "agent": "curl", "bot_class": "wildcard", "verdict": "allow",
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
+		{"uri": "/elsewhere", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "", "rule_line": 0.0,
 			"compliance": "allowed", "judged_versions": []any{},
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "catalogue"},
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
 	}
 	for _, w := range want {
 		maps.Copy(w, e2eRecord{"level": "info", "logger": "http.handlers.robots_enforce", "msg": "robots.txt decision",
@@ -330,8 +332,8 @@ http://:<PORT0> {
 	for _, tc := range []struct{ ua, path, want string }{
 		{e2eGPTBot, "/private/x", "verdict=deny reason=named_group agent=GPTBot rule=/private/ line=2"},
 		{e2eGPTBot, "/public", "verdict=allow reason=named_group agent=GPTBot rule= line="},
-		{e2eCurl, "/private/x", "verdict=deny reason=wildcard_group agent=curl rule=/private/ line=5"},
-		{e2eCurl, "/private/open/y", "verdict=allow reason=wildcard_group agent=curl rule=/private/open line=6"},
+		{e2eCrawler, "/private/x", "verdict=deny reason=wildcard_group agent=ExampleCrawler rule=/private/ line=5"},
+		{e2eCrawler, "/private/open/y", "verdict=allow reason=wildcard_group agent=ExampleCrawler rule=/private/open line=6"},
 		{e2eBrowser, "/private/x", "verdict=allow reason=not_automated agent= rule= line="},
 		{e2eGPTBot, "/robots.txt", "verdict=allow reason=robots_txt agent= rule= line="},
 	} {

@@ -251,8 +251,8 @@ func hxUAName(ua string) string {
 	switch ua {
 	case e2eGPTBot:
 		return "GPTBot"
-	case e2eCurl:
-		return "curl"
+	case e2eCrawler:
+		return "a crawler"
 	case e2eBrowser:
 		return "a browser"
 	case "":

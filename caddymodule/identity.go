@@ -171,7 +171,7 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 // clients that claim no token the verifier knows cost a lookup in a small
 // table.
 func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce.Request, rd *enforce.Readings, dec *enforce.Decision) verify.Result {
-	if h.verifier == nil || dec.Token == "" || botClass(dec) == classNotAutomated {
+	if h.verifier == nil || dec.Token == "" || !dec.Bound {
 		return verify.Result{}
 	}
 	h.verifier.start()

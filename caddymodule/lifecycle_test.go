@@ -166,7 +166,7 @@ func TestLifecycleReloadUnderLoad(t *testing.T) {
 				case 0:
 					ua, status = e2eGPTBot, http.StatusForbidden
 				case 1:
-					ua, path = e2eCurl, "/public"
+					ua, path = e2eCrawler, "/public"
 				}
 				sent.Add(1)
 				r, err := c.try(0, host, path, ua)

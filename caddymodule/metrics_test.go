@@ -195,7 +195,7 @@ func TestMetricsAgentLabelFromDecider(t *testing.T) {
 		{crawler, "/private/report.html", unitDecisionLabels("_other", "enforce", "deny")},
 		{crawler, "/", unitDecisionLabels("_other", "enforce", "allow")},
 		{chrome, "/private/report.html", unitDecisionLabels("_other", "enforce", "allow")},
-		{"", "/private/report.html", unitDecisionLabels("_other", "enforce", "deny")},
+		{"", "/private/report.html", unitDecisionLabels("_other", "enforce", "allow")}, // automated, not a crawler
 		{gptbot, "/robots.txt", unitDecisionLabels("_other", "enforce", "allow")},
 	} {
 		reg := prometheus.NewRegistry()

@@ -64,9 +64,13 @@ type Handler struct {
 	// error with Status, for handle_errors to answer.
 	Body string `json:"body,omitempty"`
 
-	// Wildcard says whom the robots.txt "*" group binds: "bots" (the
-	// default: automated clients only), "all" or "none". Groups that name a
-	// product token always bind clients that send it.
+	// Wildcard says whom the robots.txt "*" group binds: "crawlers" (the
+	// default: catalogued crawlers and clients that call themselves bots,
+	// crawlers, spiders, fetchers or scrapers), "automated" (also HTTP
+	// libraries and tools, monitors, link previewers, clients without a
+	// User-Agent or whose header is not shaped like a browser's; "bots" is
+	// read as this), "all" or "none". Groups that name a product token
+	// always bind clients that send it.
 	Wildcard string `json:"wildcard,omitempty"`
 
 	// Unreachable says what applies while a host's robots.txt could never
@@ -243,7 +247,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Source.Kind == "" {
 		h.Source.Kind = "upstream"
 	}
-	wildcard, err := enforce.ParseWildcardPolicy(cmp.Or(h.Wildcard, "bots"))
+	wildcard, err := enforce.ParseWildcardPolicy(cmp.Or(h.Wildcard, "crawlers"))
 	if err != nil {
 		return err
 	}

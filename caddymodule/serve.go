@@ -74,7 +74,7 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	req := enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}
 	h.decider.DecideInto(&dec, snap, &req, rd)
 	id := h.identity(r, snap, &req, rd, &dec)
-	if dec.Allowed && botClass(&dec) != classNotAutomated && hasRewriteHeader(r.Header) {
+	if dec.Allowed && dec.Bound && hasRewriteHeader(r.Header) {
 		h.judgeRewriteHeaders(r, sent.target, snap, &req, &dec)
 	}
 
@@ -83,7 +83,7 @@ func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if usage != "" && repl != nil {
 		repl.Set(phContentUsage, usage)
 	}
-	if botClass(&dec) != classNotAutomated && (!dec.Allowed || h.LogAllowed) {
+	if dec.Bound && (!dec.Allowed || h.LogAllowed) {
 		h.record(r, site, &sent, &req, id, usage, &dec)
 	}
 	if dec.Allowed || !h.enforce {
@@ -204,7 +204,7 @@ func (h *Handler) deny(w http.ResponseWriter, dec *enforce.Decision) error {
 // handOn makes a decision's placeholders available to the rest of the
 // route, and counts it.
 func (h *Handler) handOn(repl *caddy.Replacer, dec *enforce.Decision) {
-	if botClass(dec) == classNotAutomated {
+	if !dec.Bound {
 		// No agent, no rule: the placeholders and the series depend on
 		// the verdict and reason alone, the case of most requests.
 		if repl != nil {
@@ -220,30 +220,15 @@ func (h *Handler) handOn(repl *caddy.Replacer, dec *enforce.Decision) {
 	f.counter.Inc()
 }
 
-// Bot classes of the compliance record.
-const (
-	classNamed        = "named"
-	classWildcard     = "wildcard"
-	classNotAutomated = "not_automated"
-)
-
-// botClass says how a decision saw the client: named by a group; bound by
-// the "*" group or an unreachable robots.txt, or automated where no rule
-// applied; or neither (a browser, an allow-listed agent, /robots.txt).
+// botClass says how robots.txt saw the client, for the record's
+// bot_class: "named" when a group names it, else its class ("crawler",
+// "automated", "browser"), which the wildcard policy held to the "*"
+// group.
 func botClass(dec *enforce.Decision) string {
 	if dec.Named {
-		return classNamed
+		return "named"
 	}
-	switch dec.Reason {
-	case enforce.ReasonWildcardGroup, enforce.ReasonUnreachable, enforce.ReasonUnreadableTarget,
-		enforce.ReasonInvalidHost, enforce.ReasonHostBudget:
-		return classWildcard
-	case enforce.ReasonNoGroup, enforce.ReasonUnavailable:
-		if dec.Classification.Automated() {
-			return classWildcard
-		}
-	}
-	return classNotAutomated
+	return dec.Classification.Class.String()
 }
 
 func truncate(s string, n int) string {

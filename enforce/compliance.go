@@ -78,7 +78,7 @@ func (d *Decider) Assess(dec *Decision, req *Request, served []ServedVersion, li
 	}
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
 	h := d.readHeader(req.UserAgent)
-	bound := d.policy.Wildcard.Binds(h.class.Automated())
+	bound := d.policy.Wildcard.Binds(h.class.Class)
 	allows := func(v *Snapshot) bool { return d.allowsAsSent(v, &h.tokens, req.Forged, bound, path) }
 
 	ev.Compliance = ComplianceViolation

@@ -126,6 +126,11 @@ type Decision struct {
 	// Named reports that a group naming the client's product token bound
 	// it (Token names it).
 	Named bool
+	// Bound reports that robots.txt binds the client: a group names it,
+	// or the WildcardPolicy holds it to the "*" group (and to complete
+	// disallow when no robots.txt can be had). Decisions about clients
+	// that are not bound are allowed whatever the file says.
+	Bound bool
 	// Classification says whether, and why, the client counts as automated.
 	Classification Classification
 	// Verdict is the robots.txt verdict behind a named or "*" group
@@ -245,6 +250,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		return
 	}
 	bound := d.policy.Wildcard.Binds(dec.Classification.Class)
+	dec.Bound = bound
 	if snap.Robots == nil {
 		dec.Token = wildcardToken(&dec.Classification, toks)
 		switch {
@@ -267,7 +273,7 @@ func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decisi
 		// Any group that names the client and allows the request lets it
 		// pass (see Match): the decision names that group, or, when all
 		// deny, the first.
-		dec.Reason, dec.Named, dec.Allowed = ReasonNamedGroup, true, false
+		dec.Reason, dec.Named, dec.Bound, dec.Allowed = ReasonNamedGroup, true, true, false
 		for i := 0; i < m.Len(); i++ {
 			v, reading := judgeReadings(m.Group(i), rd)
 			if i == 0 || v.Allowed {
@@ -312,7 +318,7 @@ func refusalReason(r Refusal) Reason {
 // shown not to apply to what the server will make of the target.
 func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, forged string, bound bool, dec *Decision) {
 	if m := d.choose(snap, toks, forged); m.Named() {
-		dec.Reason, dec.Token, dec.Named = ReasonNamedGroup, m.Token(0), true
+		dec.Reason, dec.Token, dec.Named, dec.Bound = ReasonNamedGroup, m.Token(0), true, true
 		for i := 0; i < m.Len(); i++ {
 			if disallowsAny(m.Group(i)) {
 				dec.Allowed, dec.Reason, dec.Token = false, ReasonUnreadableTarget, m.Token(i)

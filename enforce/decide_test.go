@@ -11,8 +11,9 @@ import (
 
 // Headers for the decision tests, besides the real ones in groups_test.go.
 const (
-	uaCurl = "curl/8.5.0"
-	uaBoth = "Mozilla/5.0 (compatible; Googlebot/2.1; GPTBot/1.0)"
+	uaFooCrawler = "FooCrawler/1.0 (+https://foo.example/crawler)"
+	uaCurl       = "curl/8.5.0"
+	uaBoth       = "Mozilla/5.0 (compatible; Googlebot/2.1; GPTBot/1.0)"
 )
 
 const decideRobots = `User-agent: GPTBot
@@ -76,8 +77,8 @@ func TestDecide(t *testing.T) {
 		{"no path", bots, uaGPTBot, "*", true, ReasonNoPath, "", 0, AsSent},
 		// A "#" is part of the path, as Go's server reads it: never a
 		// fragment that hides the rest, never /robots.txt with a tail.
-		{"raw # then dot segments", bots, uaCurl, "/x%23/../private/secret.html", false, ReasonWildcardGroup, "curl", 10, Cleaned},
-		{"raw # kept as sent", bots, uaCurl, "/x#/../private/secret.html", false, ReasonWildcardGroup, "curl", 10, Cleaned},
+		{"raw # then dot segments", bots, uaFooCrawler, "/x%23/../private/secret.html", false, ReasonWildcardGroup, "FooCrawler", 10, Cleaned},
+		{"raw # kept as sent", bots, uaFooCrawler, "/x#/../private/secret.html", false, ReasonWildcardGroup, "FooCrawler", 10, Cleaned},
 		{"robots.txt with a # tail", bots, uaGPTBot, "/robots.txt#/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
 		{"robots.txt with an escaped # tail", bots, uaGPTBot, "/robots.txt%23/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
 	}
@@ -188,14 +189,14 @@ func TestDecideFailsClosed(t *testing.T) {
 		reason  Reason
 	}{
 		{"unreadable, named", snap, Request{Unreadable: true, UserAgent: uaGPTBot}, false, ReasonUnreadableTarget},
-		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaCurl}, false, ReasonUnreadableTarget},
+		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaFooCrawler}, false, ReasonUnreadableTarget},
 		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: uaChrome}, true, ReasonNotAutomated},
 		{"unreadable, a group that disallows nothing", snap, Request{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
 		{"unreadable, no rules", &Snapshot{Access: AccessUnavailable}, Request{Unreadable: true, UserAgent: uaGPTBot}, true, ReasonUnavailable},
 		{"host budget", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
 			Request{Target: "/x", UserAgent: uaGPTBot}, false, ReasonHostBudget},
 		{"invalid host", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalInvalidHost},
-			Request{Target: "/x", UserAgent: uaCurl}, false, ReasonInvalidHost},
+			Request{Target: "/x", UserAgent: uaFooCrawler}, false, ReasonInvalidHost},
 		{"refused, browser", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
 			Request{Target: "/x", UserAgent: uaChrome}, true, ReasonNotAutomated},
 	}
