@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,13 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httptrace"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -349,189 +345,4 @@ func (c *e2eCaddy) raw(i int, method, target, ua string, extra ...string) e2eRes
 		c.t.Fatalf("reading the response body to %q: %v", request, err)
 	}
 	return e2eResponse{status: resp.StatusCode, header: resp.Header, body: string(body)}
-}
-
-// e2eRecord is one JSON log line.
-type e2eRecord map[string]any
-
-// str returns field k, which must be a string.
-func (r e2eRecord) str(k string) string {
-	s, _ := r[k].(string)
-	return s
-}
-
-// lines waits until the log file name in the test's directory holds at
-// least n lines with logger, then returns all of them. Log lines of a
-// request may be written after its response: the access log is.
-func (c *e2eCaddy) lines(name, logger string, n int) []e2eRecord {
-	c.t.Helper()
-	return c.linesWhere(name, logger, n, func(e2eRecord) bool { return true })
-}
-
-// linesWhere is lines counting and returning only the lines keep keeps.
-func (c *e2eCaddy) linesWhere(name, logger string, n int, keep func(e2eRecord) bool) []e2eRecord {
-	c.t.Helper()
-	deadline := time.Now().Add(e2eTimeout)
-	for {
-		var recs []e2eRecord
-		for _, rec := range c.readLog(name, logger) {
-			if keep(rec) {
-				recs = append(recs, rec)
-			}
-		}
-		if len(recs) >= n {
-			return recs
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s: %d lines of logger %s after %v, want %d:\n%s", name, len(recs), logger, e2eTimeout, n, e2eDump(recs))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// records returns the compliance records written so far, waiting for n:
-// the lines of the handler's logger that are records, not those of its
-// robots_txt logger.
-func (c *e2eCaddy) records(n int) []e2eRecord {
-	c.t.Helper()
-	return c.linesWhere("robots.log", "http.handlers.robots_enforce", n, func(rec e2eRecord) bool {
-		return rec.str("msg") == "robots.txt decision"
-	})
-}
-
-// readLog reads the log file name and returns its lines of logger.
-func (c *e2eCaddy) readLog(name, logger string) []e2eRecord {
-	c.t.Helper()
-	data, err := os.ReadFile(filepath.Join(c.dir, name))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		c.t.Fatalf("reading %s: %v", name, err)
-	}
-	var recs []e2eRecord
-	for line := range bytes.Lines(data) {
-		if !bytes.HasSuffix(line, []byte("\n")) {
-			break // being written
-		}
-		var rec e2eRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			c.t.Fatalf("%s: a line that is not JSON: %v\n%s", name, err, line)
-		}
-		if l := rec.str("logger"); l == logger || strings.HasPrefix(l, logger+".") {
-			recs = append(recs, rec)
-		}
-	}
-	return recs
-}
-
-// dumpLog logs the end of the log file name, to explain a failure.
-func (c *e2eCaddy) dumpLog(name string) {
-	data, err := os.ReadFile(filepath.Join(c.dir, name))
-	if err != nil {
-		return
-	}
-	if len(data) > 8000 {
-		data = data[len(data)-8000:]
-	}
-	c.t.Logf("end of %s:\n%s", name, data)
-}
-
-func e2eDump(recs []e2eRecord) string {
-	var b strings.Builder
-	for _, r := range recs {
-		j, _ := json.Marshal(r)
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// e2eUpstream is an origin server that answers with its routes, keyed by
-// "host path" or, when no such key exists, by path alone, and counts the
-// requests it receives. Unknown paths get 200 "page <path>".
-type e2eUpstream struct {
-	*httptest.Server
-	mu     sync.Mutex
-	hits   map[string]int    // "host path" → requests
-	agents map[string]string // "host path" → the last User-Agent
-}
-
-// e2eRoute answers one path of an e2eUpstream.
-type e2eRoute func(w http.ResponseWriter, r *http.Request)
-
-// e2eText is a route answering 200 with body, as text/plain.
-func e2eText(body string) e2eRoute {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, body)
-	}
-}
-
-// e2eStatus is a route answering status with a short body.
-func e2eStatus(status int) e2eRoute {
-	return func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, http.StatusText(status), status)
-	}
-}
-
-// e2eRedirect is a route answering status with Location loc.
-func e2eRedirect(status int, loc string) e2eRoute {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Location", loc)
-		w.WriteHeader(status)
-	}
-}
-
-// e2eSlow is a route that answers with next after d, or not at all when
-// the request is canceled first.
-func e2eSlow(d time.Duration, next e2eRoute) e2eRoute {
-	return func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(d):
-			next(w, r)
-		case <-r.Context().Done():
-		}
-	}
-}
-
-// e2eNewUpstream starts an upstream with routes, closed when the test ends.
-func e2eNewUpstream(t testing.TB, routes map[string]e2eRoute) *e2eUpstream {
-	u := &e2eUpstream{hits: make(map[string]int), agents: make(map[string]string)}
-	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Host + " " + r.URL.Path
-		u.mu.Lock()
-		u.hits[key]++
-		u.agents[key] = r.Header.Get("User-Agent")
-		u.mu.Unlock()
-		route, ok := routes[key]
-		if !ok {
-			route, ok = routes[r.URL.Path]
-		}
-		if !ok {
-			route = e2eText("page " + r.URL.Path)
-		}
-		route(w, r)
-	}))
-	t.Cleanup(u.Close)
-	return u
-}
-
-// count returns how many requests for path on host the upstream received.
-func (u *e2eUpstream) count(host, path string) int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.hits[host+" "+path]
-}
-
-// agent returns the User-Agent of the last request for path on host.
-func (u *e2eUpstream) agent(host, path string) string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.agents[host+" "+path]
-}
-
-// hostPort returns the upstream's address, for reverse_proxy.
-func (u *e2eUpstream) hostPort() string {
-	return strings.TrimPrefix(u.URL, "http://")
 }
