@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"bufio"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +85,9 @@ func TestE2EStateAcrossReloadAndRestart(t *testing.T) {
 	c.load(e2eStateSite)
 	check("after a reload", honest, "/drafts/b", "grace", true)
 	check("after a reload", other, "/private/b", "violation", false)
+	// A violation after the reload by the crawler that fetched robots.txt
+	// before it is still one "after fetch".
+	check("after a reload", honest, "/private/b", "violation", true)
 	if got := e2eMetric(t, c, `caddy_robots_enforce_denials_total{compliance="grace",mode="enforce"}`); got != denials+1 {
 		t.Errorf("grace denials after a reload = %v, want %v: the counter went on", got, denials+1)
 	}
@@ -119,4 +124,35 @@ func e2eMetric(t *testing.T, c *e2eCaddy, series string) float64 {
 	}
 	t.Fatalf("no series %s in:\n%s", series, r.body)
 	return 0
+}
+
+// A saved state that cannot be read is ignored with a warning, and the
+// handler starts as on a first start.
+func TestE2ECorruptSavedState(t *testing.T) {
+	up := e2eNewUpstream(t, map[string]e2eRoute{"/robots.txt": e2eText("User-agent: *\nDisallow: /private/\n")})
+	vars := map[string]string{"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "body denied"}
+	c := e2eStart(t, 1, e2eProxySite, vars)
+	if r := c.get(0, "site.test", "/private/x", e2eCrawler); r.status != http.StatusForbidden {
+		t.Fatalf("GET /private/x = %d, want 403", r.status)
+	}
+	if err := caddy.Stop(); err != nil { // saves the state
+		t.Fatal(err)
+	}
+	saved, err := filepath.Glob(filepath.Join(c.dir, "storage", "robots_enforce", "*", "*", "state.json"))
+	if err != nil || len(saved) != 1 {
+		t.Fatalf("saved states %v (%v), want one", saved, err)
+	}
+	if err := os.WriteFile(saved[0], []byte(`{"format": 1, "sites": [{"key": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.load(e2eProxySite)
+	if r := c.get(0, "site.test", "/private/x", e2eCrawler); r.status != http.StatusForbidden {
+		t.Errorf("after a corrupt state: GET /private/x = %d, want 403 from a fresh fetch", r.status)
+	}
+	warned := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(r e2eRecord) bool {
+		return r.str("msg") == "ignoring the saved robots.txt state"
+	})
+	if len(warned) != 1 || !strings.Contains(warned[0].str("error"), "not a saved state") {
+		t.Errorf("warnings: %s", e2eDump(warned))
+	}
 }

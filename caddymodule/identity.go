@@ -183,7 +183,11 @@ func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce
 	case forged && h.forgedPolicy == "deny":
 		dec.Allowed, dec.Reason, dec.Reading = false, enforce.ReasonForged, enforce.AsSent
 	case forged && h.forgedPolicy == "ignore":
-	case (forged || res.Outcome == verify.Pending && h.pendingWildcard) && dec.Named:
+	case (forged || res.Outcome == verify.Pending && (h.pendingWildcard || res.Limited)) && dec.Named:
+		// A pending claim is judged as made (a real crawler is never
+		// refused while DNS answers), unless no answer is on its way: a
+		// flood of claims from new addresses, past the lookup budget,
+		// must not buy the crawler's rights.
 		// Judged as the crawler it still says it is, without the token
 		// it could not prove.
 		req.Forged = dec.Token

@@ -22,11 +22,11 @@ var warmCases = []struct {
 	name, token, addr string
 	want              Result
 }{
-	{"range_hit", "GPTBot", "20.171.206.9", Result{Verified, IPRanges}},
-	{"range_hit_v6_other_case", "gptbot", "2001:db8:1::9", Result{Verified, IPRanges}},
-	{"range_miss", "GPTBot", "192.0.2.1", Result{Forged, IPRanges}},
-	{"dns_hit_verified", "Googlebot", "66.249.66.1", Result{Verified, ReverseDNS}},
-	{"dns_hit_forged", "Googlebot", "203.0.113.1", Result{Forged, ReverseDNS}},
+	{"range_hit", "GPTBot", "20.171.206.9", Result{Outcome: Verified, Method: IPRanges}},
+	{"range_hit_v6_other_case", "gptbot", "2001:db8:1::9", Result{Outcome: Verified, Method: IPRanges}},
+	{"range_miss", "GPTBot", "192.0.2.1", Result{Outcome: Forged, Method: IPRanges}},
+	{"dns_hit_verified", "Googlebot", "66.249.66.1", Result{Outcome: Verified, Method: ReverseDNS}},
+	{"dns_hit_forged", "Googlebot", "203.0.113.1", Result{Outcome: Forged, Method: ReverseDNS}},
 	{"no_method", "Mozilla", "192.0.2.1", Result{Outcome: Unverified}},
 }
 
@@ -78,7 +78,7 @@ func BenchmarkVerifyWebBotAuth(b *testing.B) {
 	for v.Verify("TestBot", addr, r).Outcome == Pending {
 		time.Sleep(time.Millisecond)
 	}
-	if got := v.Verify("TestBot", addr, r); got != (Result{Verified, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, r); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 		b.Fatalf("Verify = %+v", got)
 	}
 	b.Run("remembered", func(b *testing.B) {

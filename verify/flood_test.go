@@ -41,15 +41,19 @@ func TestFlood(t *testing.T) {
 	v.Start()
 	start := clock.Now()
 	base := netip.MustParseAddr("10.0.0.0").As4()
-	pending := 0
+	pending, limitedResults := 0, 0
 	for i := range claims {
 		if i > 0 && i%step == 0 {
 			clock.Advance(time.Second)
 		}
 		a := base
 		a[1], a[2], a[3] = byte(i>>16), byte(i>>8), byte(i)
-		if v.Verify("Googlebot", netip.AddrFrom4(a), nil).Outcome == Pending {
+		res := v.Verify("Googlebot", netip.AddrFrom4(a), nil)
+		if res.Outcome == Pending {
 			pending++
+		}
+		if res.Limited {
+			limitedResults++
 		}
 	}
 	elapsed := clock.Now().Sub(start)
@@ -70,6 +74,11 @@ func TestFlood(t *testing.T) {
 	}
 	if pending != claims {
 		t.Errorf("%d of %d first claims pending, want all", pending, claims)
+	}
+	// The claims the rate limit refused say so, and only they: a caller
+	// may judge them unlike claims whose answer is on its way.
+	if int64(limitedResults) != limited.Load() {
+		t.Errorf("%d results marked Limited, %d lookups refused by the rate limit: want the same", limitedResults, limited.Load())
 	}
 	t.Logf("%d claims over %v of fake time: %d DNS queries (budget %d), %d refused by the rate limit, %d cache entries (cap %d)",
 		claims, elapsed, res.ptrQ.Load(), budget, limited.Load(), entries, cacheSize)

@@ -65,4 +65,10 @@ func (m Method) String() string {
 type Result struct {
 	Outcome Outcome
 	Method  Method
+	// Limited, on a Pending result, says that no answer is on its way: the
+	// budget of reverse DNS lookups is spent (a flood of claims from new
+	// addresses), and the claim stays pending until a later request finds
+	// room. A caller that judges pending claims as made may judge these
+	// otherwise, so that a flood cannot buy a crawler's rights.
+	Limited bool
 }

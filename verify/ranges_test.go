@@ -33,17 +33,17 @@ func TestRangesVerify(t *testing.T) {
 		token, addr string
 		want        Result
 	}{
-		{"GPTBot", "20.171.206.9", Result{Verified, IPRanges}},
-		{"gptbot", "20.171.206.9", Result{Verified, IPRanges}},                 // tokens ignore case
-		{"GPTBOT", "::ffff:20.171.206.9", Result{Verified, IPRanges}},          // mapped IPv4
-		{"GPTBot", "2001:db8:1:2::5", Result{Verified, IPRanges}},              // IPv6
-		{"GPTBot", "20.171.207.9", Result{Forged, IPRanges}},                   // outside
-		{"GPTBot", "66.249.64.1", Result{Forged, IPRanges}},                    // Google's address proves no GPTBot
-		{"Googlebot", "20.171.206.9", Result{Forged, IPRanges}},                // and the reverse
-		{"GoogleOther", "66.249.70.1", Result{Verified, IPRanges}},             // a list proves several tokens
-		{"ChatGPT-User", "20.171.206.9", Result{Outcome: Unverified}},          // no method known
-		{"", "20.171.206.9", Result{Outcome: Unverified}},                      // no token
-		{strings.Repeat("x", 80), "20.171.206.9", Result{Outcome: Unverified}}, // overlong token
+		{"GPTBot", "20.171.206.9", Result{Outcome: Verified, Method: IPRanges}},
+		{"gptbot", "20.171.206.9", Result{Outcome: Verified, Method: IPRanges}},        // tokens ignore case
+		{"GPTBOT", "::ffff:20.171.206.9", Result{Outcome: Verified, Method: IPRanges}}, // mapped IPv4
+		{"GPTBot", "2001:db8:1:2::5", Result{Outcome: Verified, Method: IPRanges}},     // IPv6
+		{"GPTBot", "20.171.207.9", Result{Outcome: Forged, Method: IPRanges}},          // outside
+		{"GPTBot", "66.249.64.1", Result{Outcome: Forged, Method: IPRanges}},           // Google's address proves no GPTBot
+		{"Googlebot", "20.171.206.9", Result{Outcome: Forged, Method: IPRanges}},       // and the reverse
+		{"GoogleOther", "66.249.70.1", Result{Outcome: Verified, Method: IPRanges}},    // a list proves several tokens
+		{"ChatGPT-User", "20.171.206.9", Result{Outcome: Unverified}},                  // no method known
+		{"", "20.171.206.9", Result{Outcome: Unverified}},                              // no token
+		{strings.Repeat("x", 80), "20.171.206.9", Result{Outcome: Unverified}},         // overlong token
 	}
 	for _, tt := range tests {
 		if got := v.Verify(tt.token, netip.MustParseAddr(tt.addr), nil); got != tt.want {
@@ -61,7 +61,7 @@ func TestRangesPendingUntilLoaded(t *testing.T) {
 	srv.set("/gptbot.json", "", 503) // GPTBot's list cannot be fetched
 	v := newTestVerifier(t, Config{lists: testLists(srv.URL), NoBuiltinReverseDNS: true, Now: newClock().Now})
 	waitFor(t, v, "Googlebot", "66.249.64.1")
-	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Pending, IPRanges}) {
+	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: IPRanges}) {
 		t.Errorf("Verify(GPTBot) before its list = %+v, want pending ip_ranges", got)
 	}
 }
@@ -90,7 +90,7 @@ func TestRangesStoredCopy(t *testing.T) {
 	}
 	v2.Start() // loads the stored copy before returning
 	defer v2.Close()
-	if got := v2.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got != (Result{Verified, IPRanges}) {
+	if got := v2.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got != (Result{Outcome: Verified, Method: IPRanges}) {
 		t.Errorf("after restart offline: Verify(GPTBot) = %+v, want verified from the stored copy", got)
 	}
 	ages := v2.ListAges(clock.Now())
@@ -247,10 +247,10 @@ func TestNewDoesNoIO(t *testing.T) {
 			t.Errorf("HasMethod(%s) = false with the built-in tables", tok)
 		}
 	}
-	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Pending, IPRanges}) {
+	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: IPRanges}) {
 		t.Errorf("Verify(GPTBot) before Start = %+v, want pending ip_ranges", got)
 	}
-	if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Pending, ReverseDNS}) {
+	if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
 		t.Errorf("Verify(Googlebot) before Start = %+v, want pending reverse_dns", got)
 	}
 	if res.ptrQ.Load() != 0 {

@@ -31,13 +31,13 @@ const (
 // checkDNS answers a claim of e from the cache, starting a lookup when the
 // cache has no current answer. Only the warm path (a cached, current
 // answer) matters for speed; it takes a read lock and allocates nothing.
-func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) Outcome {
+func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) (out Outcome, limited bool) {
 	ent := v.dns.get(addr)
 	if ent != nil && ent.state == dnsDone {
 		// The fast path: a current answer by the coarse clock (kept only
 		// with the real clock; 0 otherwise) needs no clock read.
 		if c := v.coarse.Load(); c != 0 && c < ent.expires {
-			return ent.outcome(e)
+			return ent.outcome(e), false
 		}
 	}
 	now := v.cfg.Now()
@@ -45,14 +45,14 @@ func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) Outcome {
 	if ent != nil {
 		switch ent.state {
 		case dnsPending:
-			return Pending
+			return Pending, false
 		case dnsFailed:
 			if nowNs < ent.expires {
-				return Pending
+				return Pending, false
 			}
 		case dnsDone:
 			if nowNs < ent.expires {
-				return ent.outcome(e)
+				return ent.outcome(e), false
 			}
 			ttl := v.cfg.DNSNegativeTTL
 			if len(ent.names) > 0 {
@@ -65,12 +65,11 @@ func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) Outcome {
 						ent.refreshing.Store(false)
 					}
 				}
-				return ent.outcome(e)
+				return ent.outcome(e), false
 			}
 		}
 	}
-	v.startLookup(addr, now, nil)
-	return Pending
+	return Pending, v.tryLookup(addr, now, nil) == lookupLimited
 }
 
 // outcome judges e's claim by the entry's confirmed names.
@@ -90,15 +89,29 @@ func (ent *dnsEntry) outcome(e *tokenEntry) Outcome {
 // it; otherwise a pending entry marks the lookup, so that concurrent claims
 // from one address cause one lookup.
 func (v *Verifier) startLookup(addr netip.Addr, now time.Time, stale *dnsEntry) bool {
+	return v.tryLookup(addr, now, stale) == lookupStarted
+}
+
+// What tryLookup did.
+type lookupStart uint8
+
+const (
+	lookupStarted lookupStart = iota // queued
+	lookupUnder                      // another lookup of the address is under way, or the verifier is closed
+	lookupLimited                    // refused by the rate limit or a full queue
+)
+
+// tryLookup is startLookup, telling why it started none.
+func (v *Verifier) tryLookup(addr netip.Addr, now time.Time, stale *dnsEntry) lookupStart {
 	if v.closed.Load() {
-		return false
+		return lookupUnder
 	}
 	nowNs := now.UnixNano()
 	marker := stale
 	if marker == nil {
 		marker = &dnsEntry{state: dnsPending, expires: nowNs + int64(lookupTimeout)}
 		if !v.dns.insertIfAbsent(addr, marker, nowNs) {
-			return false
+			return lookupUnder
 		}
 	}
 	if !v.dnsLimit.allow(now) {
@@ -106,17 +119,17 @@ func (v *Verifier) startLookup(addr netip.Addr, now time.Time, stale *dnsEntry) 
 			v.dns.remove(addr, marker)
 		}
 		v.emit(Event{Kind: EventDNSLookup, Result: "rate_limited"})
-		return false
+		return lookupLimited
 	}
 	select {
 	case v.dnsQueue <- dnsJob{addr: addr, marker: marker}:
-		return true
+		return lookupStarted
 	default:
 		if stale == nil {
 			v.dns.remove(addr, marker)
 		}
 		v.emit(Event{Kind: EventDNSLookup, Result: "rate_limited"})
-		return false
+		return lookupLimited
 	}
 }
 

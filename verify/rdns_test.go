@@ -61,11 +61,11 @@ func TestReverseDNS(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
-		if got := v.Verify(tt.token, netip.MustParseAddr(tt.addr), nil); !seen[tt.addr] && got != (Result{Pending, ReverseDNS}) {
+		if got := v.Verify(tt.token, netip.MustParseAddr(tt.addr), nil); !seen[tt.addr] && got != (Result{Outcome: Pending, Method: ReverseDNS}) {
 			t.Errorf("first Verify(%s, %s) = %+v, want pending reverse_dns", tt.token, tt.addr, got)
 		}
 		seen[tt.addr] = true
-		if got := waitFor(t, v, tt.token, tt.addr); got != (Result{tt.want, ReverseDNS}) {
+		if got := waitFor(t, v, tt.token, tt.addr); got != (Result{Outcome: tt.want, Method: ReverseDNS}) {
 			t.Errorf("Verify(%s, %s) = %+v, want %v reverse_dns", tt.token, tt.addr, got, tt.want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestReverseDNSCache(t *testing.T) {
 	v.Verify("Googlebot", failed, nil)
 	waitQueries(t, res, 3)
 	waitUntil(t, func() bool { e := v.dns.get(failed); return e != nil && e.state == dnsFailed })
-	if got := v.Verify("Googlebot", failed, nil); got != (Result{Pending, ReverseDNS}) {
+	if got := v.Verify("Googlebot", failed, nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
 		t.Errorf("after a failed lookup: Verify = %+v, want pending", got)
 	}
 	if n := res.ptrQ.Load(); n != 3 {
@@ -170,7 +170,7 @@ func TestReverseDNSPanic(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if got := v.Verify("Googlebot", netip.MustParseAddr("66.249.66.1"), nil); got != (Result{Pending, ReverseDNS}) {
+	if got := v.Verify("Googlebot", netip.MustParseAddr("66.249.66.1"), nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
 		t.Errorf("after a panic: Verify = %+v, want pending", got)
 	}
 }

@@ -59,7 +59,7 @@ func TestResolverRealDNS(t *testing.T) {
 		{"203.0.113.7", Forged},
 		{"198.51.100.1", Forged}, // NXDOMAIN
 	} {
-		if got := waitFor(t, v, "Googlebot", tt.addr); got != (Result{tt.want, ReverseDNS}) {
+		if got := waitFor(t, v, "Googlebot", tt.addr); got != (Result{Outcome: tt.want, Method: ReverseDNS}) {
 			t.Errorf("Verify(Googlebot, %s) over real DNS = %+v, want %v", tt.addr, got, tt.want)
 		}
 	}

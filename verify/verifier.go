@@ -264,7 +264,8 @@ func (v *Verifier) Verify(token string, addr netip.Addr, r *http.Request) Result
 		}
 	}
 	if len(e.suffixes) > 0 {
-		return Result{Outcome: v.checkDNS(e, addr), Method: ReverseDNS}
+		out, limited := v.checkDNS(e, addr)
+		return Result{Outcome: out, Method: ReverseDNS, Limited: limited}
 	}
 	// Only Web Bot Auth is known for the token, and the request did not
 	// decide it.

@@ -110,13 +110,13 @@ func TestWebBotAuth(t *testing.T) {
 	v := wbaVerifier(t, d, clock, Config{})
 	addr := netip.MustParseAddr("192.0.2.1")
 	r := draftVectors[0].request()
-	if got := v.Verify("TestBot", addr, r); got != (Result{Pending, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, r); got != (Result{Outcome: Pending, Method: WebBotAuth}) {
 		t.Errorf("before the directory: Verify = %+v, want pending web_bot_auth", got)
 	}
-	if got := waitDecided(t, v, "testbot", r); got != (Result{Verified, WebBotAuth}) {
+	if got := waitDecided(t, v, "testbot", r); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 		t.Errorf("draft vector: Verify = %+v, want verified web_bot_auth", got)
 	}
-	if got := v.Verify("TestBot", addr, draftVectors[1].request()); got != (Result{Verified, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, draftVectors[1].request()); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 		t.Errorf("legacy draft vector: Verify = %+v, want verified", got)
 	}
 
@@ -151,14 +151,14 @@ func TestWebBotAuth(t *testing.T) {
 		r     *http.Request
 		want  Result
 	}{
-		{"covering more components", "TestBot", wider, Result{Verified, WebBotAuth}},
-		{"a token with other methods: the signature decides first", "Googlebot", draftVectors[0].request(), Result{Verified, WebBotAuth}},
-		{"a token with other methods: a bad signature is forged", "Googlebot", forgedSig, Result{Forged, WebBotAuth}},
-		{"bad signature", "TestBot", forgedSig, Result{Forged, WebBotAuth}},
-		{"replayed to another host", "TestBot", otherHost, Result{Forged, WebBotAuth}},
-		{"key not in directory", "TestBot", unknownKey, Result{Forged, WebBotAuth}},
-		{"neither @authority nor @target-uri", "TestBot", noAuthority, Result{Forged, WebBotAuth}},
-		{"no expires", "TestBot", noExpires, Result{Forged, WebBotAuth}},
+		{"covering more components", "TestBot", wider, Result{Outcome: Verified, Method: WebBotAuth}},
+		{"a token with other methods: the signature decides first", "Googlebot", draftVectors[0].request(), Result{Outcome: Verified, Method: WebBotAuth}},
+		{"a token with other methods: a bad signature is forged", "Googlebot", forgedSig, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"bad signature", "TestBot", forgedSig, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"replayed to another host", "TestBot", otherHost, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"key not in directory", "TestBot", unknownKey, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"neither @authority nor @target-uri", "TestBot", noAuthority, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"no expires", "TestBot", noExpires, Result{Outcome: Forged, Method: WebBotAuth}},
 		{"not tagged web-bot-auth", "TestBot", otherTag, Result{Outcome: Unverified}},
 		{"agent unknown", "TestBot", unknownAgent, Result{Outcome: Unverified}},
 		{"agent member not covered", "TestBot", uncovered, Result{Outcome: Unverified}},
@@ -179,10 +179,10 @@ func TestWebBotAuth(t *testing.T) {
 	// keys held keep verifying; the legacy vector expires an hour after it
 	// was made.
 	clock.Advance(2 * time.Hour)
-	if got := v.Verify("TestBot", addr, draftVectors[1].request()); got != (Result{Forged, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, draftVectors[1].request()); got != (Result{Outcome: Forged, Method: WebBotAuth}) {
 		t.Errorf("expired: Verify = %+v, want forged", got)
 	}
-	if got := v.Verify("TestBot", addr, draftVectors[0].request()); got != (Result{Verified, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, draftVectors[0].request()); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 		t.Errorf("stale directory: Verify = %+v, want verified by the keys held", got)
 	}
 	waitUntil(t, func() bool { return d.hits.Load() == 2 })
@@ -210,7 +210,7 @@ func TestWebBotAuthDirectoryFailure(t *testing.T) {
 			r := draftVectors[0].request()
 			v.Verify("TestBot", netip.MustParseAddr("192.0.2.1"), r)
 			waitUntil(t, func() bool { _, ok := events.Load(EventDirectoryFailed); return ok })
-			if got := v.Verify("TestBot", netip.MustParseAddr("192.0.2.1"), r); got != (Result{Pending, WebBotAuth}) {
+			if got := v.Verify("TestBot", netip.MustParseAddr("192.0.2.1"), r); got != (Result{Outcome: Pending, Method: WebBotAuth}) {
 				t.Errorf("token with no other method: Verify = %+v, want pending", got)
 			}
 			if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), r); got.Method != ReverseDNS {
@@ -268,7 +268,7 @@ func TestWebBotAuthSignatureCache(t *testing.T) {
 		signed.RequestURI = "/a/b?x=1"
 		signed.Header.Set("Signature-Agent", `a="https://signature-agent.test"`)
 		sign(t, signed, `s=(`+covered+` "signature-agent";key="a");created=1735689600;expires=1735693200;keyid="`+rfcEd25519Thumbprint+`";tag="web-bot-auth"`)
-		if got := waitDecided(t, v, "TestBot", signed); got != (Result{Verified, WebBotAuth}) {
+		if got := waitDecided(t, v, "TestBot", signed); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 			t.Fatalf("Verify = %+v, want verified", got)
 		}
 		replay := func(target, ctype, method string) *http.Request {
@@ -326,17 +326,17 @@ func TestWebBotAuthNewKey(t *testing.T) {
 	v := wbaVerifier(t, d, clock, Config{})
 	addr := netip.MustParseAddr("192.0.2.1")
 	r := draftVectors[0].request()
-	if got := waitDecided(t, v, "TestBot", r); got != (Result{Forged, WebBotAuth}) {
+	if got := waitDecided(t, v, "TestBot", r); got != (Result{Outcome: Forged, Method: WebBotAuth}) {
 		t.Fatalf("keyid not in a fresh directory: Verify = %+v, want forged", got)
 	}
 	d.set(func(d *dirServer) {
 		d.body = `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"` + rfcEd25519X + `"}]}`
 	})
 	clock.Advance(minRefetchForKey + time.Second)
-	if got := v.Verify("TestBot", addr, r); got != (Result{Pending, WebBotAuth}) {
+	if got := v.Verify("TestBot", addr, r); got != (Result{Outcome: Pending, Method: WebBotAuth}) {
 		t.Errorf("keyid not in an older directory: Verify = %+v, want pending while it is fetched again", got)
 	}
-	if got := waitDecided(t, v, "TestBot", r); got != (Result{Verified, WebBotAuth}) {
+	if got := waitDecided(t, v, "TestBot", r); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
 		t.Errorf("after the refetch: Verify = %+v, want verified", got)
 	}
 	if n := d.hits.Load(); n != 2 {
