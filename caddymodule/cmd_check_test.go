@@ -14,11 +14,14 @@ const (
 	cmdGPTBot    = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
 	cmdGooglebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 	cmdChrome    = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+	// cmdCrawler is a crawler no group names: the "*" group binds it.
+	cmdCrawler = "ExampleCrawler/1.0 (+https://crawler.example/about)"
 )
 
 const (
-	cmdDemo = "../testdata/demo/robots.txt"
-	cmdShop = "testdata/commands/shop.txt"
+	cmdDemo   = "../testdata/demo/robots.txt"
+	cmdShop   = "testdata/commands/shop.txt"
+	cmdAIPref = "testdata/commands/aipref.txt"
 )
 
 // TestCheckGolden checks the text and JSON output of caddy robots check,
@@ -31,11 +34,17 @@ func TestCheckGolden(t *testing.T) {
 	}{
 		{"demo-gptbot", []string{"--robots", cmdDemo, "--ua", cmdGPTBot, "/blog/post.html", "/robots.txt"}, 1},
 		{"demo-token", []string{"--robots", cmdDemo, "--ua", "ClaudeBot", "/"}, 1},
-		{"demo-curl", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0",
+		// The default policy binds crawlers only: curl, a tool, passes.
+		{"demo-curl", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "/private/report.html", "/index.html"}, 0},
+		{"demo-curl-automated", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "automated",
 			"/private/report.html", "/private/press/release.html", "/pub/..%2Fprivate/report.html", "//private/x", "/index.html"}, 1},
+		{"demo-curl-bots", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "bots", "/private/report.html"}, 1},
+		{"demo-crawler", []string{"--robots", cmdDemo, "--ua", cmdCrawler,
+			"/private/report.html", "/private/press/release.html", "/pub/..%2Fprivate/report.html", "//private/x", "/private%2Fx", "/index.html"}, 1},
 		{"demo-browser", []string{"--robots", cmdDemo, "--ua", cmdChrome, "/private/report.html"}, 0},
 		{"demo-browser-all", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--wildcard", "all", "/private/report.html"}, 1},
-		{"demo-no-ua", []string{"--robots", cmdDemo, "--ua", "", "/private/report.html", "*"}, 1},
+		{"demo-no-ua", []string{"--robots", cmdDemo, "--ua", "", "/private/report.html", "*"}, 0},
+		{"demo-no-ua-automated", []string{"--robots", cmdDemo, "--ua", "", "--wildcard", "automated", "/private/report.html", "*"}, 1},
 		{"demo-no-ua-none", []string{"--robots", cmdDemo, "--ua", "", "--wildcard", "none", "/private/report.html"}, 0},
 		{"shop-googlebot", []string{"--robots", cmdShop, "--ua", cmdGooglebot,
 			"/checkout/pay", "/drafts/a", "/internal/x", "/internal/press/y", "/fish", "/cart"}, 1},
@@ -44,6 +53,14 @@ func TestCheckGolden(t *testing.T) {
 			"/catalog/shoes", "/catalog/shoes?color=red", "/search/q", "/data.json", "/data.json?v=2", "/account/help", "https://shop.example/account/orders"}, 1},
 		{"shop-bingbot", []string{"--robots", cmdShop, "--ua", "bingbot/2.0", "/cart", "/checkout/pay"}, 0},
 		{"shop-allow-listed", []string{"--robots", cmdShop, "--ua", "GPTBot", "--allow-agents", "gptbot", "/cart"}, 0},
+		// AI usage preferences (draft-ietf-aipref-attach-05): the named
+		// group's for a named crawler (two rules of one path combine),
+		// none where that group has none; the "*" group's for everyone
+		// else, browsers included, but none for a path it disallows.
+		{"aipref-gptbot", []string{"--robots", cmdAIPref, "--ua", cmdGPTBot, "/blog/post", "/open/x", "/drafts/a", "/robots.txt"}, 1},
+		{"aipref-googlebot", []string{"--robots", cmdAIPref, "--ua", cmdGooglebot, "/blog/post"}, 0},
+		{"aipref-crawler", []string{"--robots", cmdAIPref, "--ua", cmdCrawler, "/blog/post", "/open/x", "/about", "/private/x"}, 1},
+		{"aipref-browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "/blog/post", "/private/x"}, 0},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {
@@ -64,6 +81,54 @@ func TestCheckGolden(t *testing.T) {
 					}
 				}
 				cmdGolden(t, "check-"+tt.name+"."+format, cmdTranscript(args, out))
+			})
+		}
+	}
+}
+
+// TestCheckIdentityGolden checks caddy robots check --ip: the claim is
+// verified as the handler verifies it (range lists from a file, reverse
+// DNS from a server on 127.0.0.1; the built-in sources are off), then the
+// forged policy applies as Handler.identity applies it, before the usage
+// preference is looked up.
+func TestCheckIdentityGolden(t *testing.T) {
+	resolver := cmdDNSServer(t)
+	gptbot := []string{"--robots", cmdAIPref, "--ua", cmdGPTBot, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges}
+	googlebot := []string{"--robots", cmdShop, "--ua", cmdGooglebot, "--verify-builtin", "off",
+		"--reverse-dns", "Googlebot=googlebot.com,google.com", "--resolver", resolver}
+	with := func(base []string, more ...string) []string { return append(slices.Clone(base), more...) }
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"ranges-verified", with(gptbot, "--ip", "192.0.2.40", "/blog/post", "/drafts/a", "/robots.txt"), 1},
+		// Judged by the "*" group, without the GPTBot token: /drafts/ is
+		// open to it, and the "*" group's usage preference applies.
+		{"ranges-forged", with(gptbot, "--ip", "198.51.100.7", "/blog/post", "/drafts/a", "/private/x"), 1},
+		{"ranges-forged-deny", with(gptbot, "--ip", "198.51.100.7", "--forged", "deny", "/blog/post"), 1},
+		{"ranges-forged-ignore", with(gptbot, "--ip", "2001:db8::7", "--forged", "ignore", "/blog/post", "/drafts/a"), 1},
+		{"rdns-verified", with(googlebot, "--ip", "66.249.66.1", "/checkout/pay", "/cart"), 0},
+		{"rdns-forged", with(googlebot, "--ip", "203.0.113.7", "/checkout/pay", "/cart"), 1},
+		{"rdns-no-ptr", with(googlebot, "--ip", "198.51.100.1", "/internal/press/y"), 0},
+		{"unverified", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "automated",
+			"--verify-builtin", "off", "--ip", "192.0.2.40", "/private/report.html"}, 1},
+		// A browser is not bound, so its claim is never looked up.
+		{"browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "--verify-builtin", "off", "--ip", "192.0.2.40", "/blog/post"}, 0},
+		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "300ms", "/checkout/pay"), 2},
+	}
+	for _, tt := range tests {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tt.name+"."+format, func(t *testing.T) {
+				args := append([]string{"check"}, tt.args...)
+				if format == "json" {
+					args = slices.Insert(args, 1, "--json")
+				}
+				out, status, err := cmdRun(t, args...)
+				if status != tt.status || (err != nil) != (tt.status == exitUsage) {
+					t.Errorf("status %d, error %v; want %d, an error only for 2", status, err, tt.status)
+				}
+				cmdGolden(t, "check-identity-"+tt.name+"."+format, cmdScrub(cmdTranscript(args, out)))
 			})
 		}
 	}
@@ -90,6 +155,13 @@ func TestCheckUsage(t *testing.T) {
 		{"missing file", []string{"--robots", "testdata/commands/missing.txt", "--ua", "GPTBot", "/"}, "no such file"},
 		{"directory", []string{"--robots", "testdata/commands", "--ua", "GPTBot", "/"}, "is a directory"},
 		{"url without host", []string{"--robots", "http:///robots.txt", "--ua", "GPTBot", "/"}, "no host"},
+		{"target the server refuses", []string{"--robots", cmdDemo, "--ua", "GPTBot", "/a%zz"}, "400 Bad Request"},
+		{"bad ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2", "/"}, "--ip"},
+		{"bad forged", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--forged", "allow", "/"}, "--forged"},
+		{"forged without ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--forged", "deny", "/"}, "--forged: verifies a claim"},
+		{"ranges without ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip-ranges", "GPTBot=" + cmdRanges, "/"}, "give --ip"},
+		{"bad ranges", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--ip-ranges", "GPTBot", "/"}, "--ip-ranges"},
+		{"bad resolver", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--resolver", "dns.example", "/"}, "--resolver"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +235,10 @@ func TestCheckURL(t *testing.T) {
 		access         string
 	}{
 		{"available, named", "/ok/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
-		{"available, wildcard", "/ok/robots.txt", "curl/8.5.0", nil, 1, "deny", "wildcard_group", "available"},
+		{"available, wildcard", "/ok/robots.txt", "ExampleCrawler/1.0", nil, 1, "deny", "wildcard_group", "available"},
+		{"available, a tool passes", "/ok/robots.txt", "curl/8.5.0", nil, 0, "allow", "not_automated", "available"},
+		{"500: unreachable, a tool passes", "/error/robots.txt", "curl/8.5.0", nil, 0, "allow", "not_automated", "unreachable"},
+		{"500: unreachable, --wildcard automated binds a tool", "/error/robots.txt", "curl/8.5.0", []string{"--wildcard", "automated"}, 1, "deny", "unreachable", "unreachable"},
 		{"redirected", "/moved/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
 		{"404: unavailable, all allowed", "/missing/robots.txt", "GPTBot", nil, 0, "allow", "unavailable", "unavailable"},
 		{"500: unreachable, crawler denied", "/error/robots.txt", "GPTBot", nil, 1, "deny", "unreachable", "unreachable"},

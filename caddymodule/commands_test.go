@@ -33,8 +33,9 @@ var cmdSubcommands = map[string]struct {
 	cobra func() *cobra.Command
 	run   robotsCommandFunc
 }{
-	"check": {newCheckCommand, runCheck},
-	"lint":  {newLintCommand, runLint},
+	"check":  {newCheckCommand, runCheck},
+	"verify": {newVerifyCommand, runVerify},
+	"lint":   {newLintCommand, runLint},
 }
 
 // cmdRun runs "caddy robots <args>" in the process, as the cobra command
