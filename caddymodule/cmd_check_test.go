@@ -2,9 +2,12 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -279,4 +282,127 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("check on a closed port: status %d, error %v, output %q; want %d and an error", status, err, out, exitUsage)
 		}
 	})
+}
+
+// TestCheckAgreesWithHandler runs the handler and caddy robots check on
+// the same requests and compares what each says: the verdict, the reason,
+// the token, bot_class, the identity of the claim and the Content-Usage
+// value, for crawlers named and unnamed, tools, browsers and clients
+// without a User-Agent, from addresses that prove their claims and
+// addresses that do not, under each forged policy. check runs as a user
+// would, with --ip; the handler gets the address from X-Forwarded-For,
+// as a trusted proxy sends it.
+func TestCheckAgreesWithHandler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Caddy")
+	}
+	resolver := cmdDNSServer(t)
+	vars := map[string]string{"<ROBOTS>": cmdAbs(t, cmdAIPref), "<RANGES>": cmdAbs(t, cmdRanges), "<RESOLVER>": resolver}
+	uas := []string{cmdGPTBot, cmdGooglebot, cmdCrawler, "curl/8.5.0", cmdChrome, ""}
+	ips := []string{"192.0.2.40", "198.51.100.7", "66.249.66.1", "203.0.113.7"}
+	paths := []string{"/blog/post", "/drafts/a", "/open/x", "/private/x", "/about", "/robots.txt"}
+	for _, forged := range []string{"wildcard", "deny", "ignore"} {
+		t.Run(forged, func(t *testing.T) {
+			c := e2eStart(t, 1, `
+http://:<PORT0> {
+	bind 127.0.0.1
+	robots_enforce {
+		source file <ROBOTS>
+		log_allowed
+		verify {
+			builtin off
+			ip_ranges GPTBot <RANGES>
+			reverse_dns Googlebot googlebot.com google.com
+			resolver <RESOLVER>
+			forged `+forged+`
+		}
+	}
+	respond "page"
+}
+`, vars)
+			n := 0
+			get := func(path, ua, ip string) (e2eResponse, string) {
+				n++
+				uri := fmt.Sprintf("%s?q=%d", path, n)
+				return c.getWith(0, "", uri, ua, http.Header{"X-Forwarded-For": {ip}}), uri
+			}
+			recorded := func(uri string) e2eRecord {
+				for _, rec := range c.readLog("robots.log", "http.handlers.robots_enforce") {
+					if rec.str("uri") == uri && rec.str("msg") == "robots.txt decision" {
+						return rec
+					}
+				}
+				return nil
+			}
+			// The handler never waits for range lists or DNS: ask until
+			// each claim's answer is in, as check's VerifyNow waits.
+			for _, ua := range uas[:2] {
+				for _, ip := range ips {
+					if !e2eEventually(func() bool {
+						_, uri := get("/warm", ua, ip)
+						rec := recorded(uri)
+						return rec != nil && rec.str("identity") != "pending"
+					}) {
+						t.Fatalf("the handler never answered the claim of %q from %s", ua, ip)
+					}
+				}
+			}
+			type sent struct {
+				uri  string
+				resp e2eResponse
+			}
+			for _, ua := range uas {
+				for _, ip := range ips {
+					var reqs []sent
+					for _, p := range paths {
+						resp, uri := get(p, ua, ip)
+						reqs = append(reqs, sent{uri, resp})
+					}
+					args := []string{"--robots", cmdAIPref, "--ua", ua, "--ip", ip, "--forged", forged, "--verify-builtin", "off",
+						"--ip-ranges", "GPTBot=" + cmdRanges, "--reverse-dns", "Googlebot=googlebot.com,google.com", "--resolver", resolver}
+					for _, r := range reqs {
+						args = append(args, r.uri)
+					}
+					results, _, err := cmdCheckJSON(t, args...)
+					if err != nil || len(results) != len(reqs) {
+						t.Fatalf("check %q: %v, %d results", args, err, len(results))
+					}
+					_, sentinel := get("/sentinel", cmdGPTBot, "192.0.2.40")
+					if !e2eEventually(func() bool { return recorded(sentinel) != nil }) {
+						t.Fatal("the sentinel's record was never written")
+					}
+					for i, r := range results {
+						h := reqs[i]
+						if (r.Verdict == "deny") != (h.resp.status == http.StatusForbidden) || r.ContentUsage != h.resp.header.Get("Content-Usage") {
+							t.Errorf("%q from %s, %s: check says %s, usage %q; the handler answered %d, usage %q",
+								ua, ip, h.uri, r.Verdict, r.ContentUsage, h.resp.status, h.resp.header.Get("Content-Usage"))
+						}
+						rec := recorded(h.uri)
+						if rec == nil {
+							if r.Verdict != "allow" || r.Identity != "" {
+								t.Errorf("%q from %s, %s: no record, but check says %s, identity %q", ua, ip, h.uri, r.Verdict, r.Identity)
+							}
+							continue
+						}
+						got := []string{r.Verdict, r.Reason, r.Agent, r.BotClass, r.Identity, r.IdentityMethod, r.ContentUsage, strconv.Itoa(r.RuleLine)}
+						want := []string{rec.str("verdict"), rec.str("reason"), rec.str("agent"), rec.str("bot_class"), rec.str("identity"),
+							rec.str("identity_method"), rec.str("content_usage"), fmt.Sprint(rec["rule_line"])}
+						if !slices.Equal(got, want) {
+							t.Errorf("%q from %s, %s: check says %q; the record %q", ua, ip, h.uri, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// cmdAbs returns the absolute path of a test file, for a Caddyfile.
+func cmdAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(abs)
 }
