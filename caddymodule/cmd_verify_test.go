@@ -2,12 +2,15 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,4 +209,175 @@ func TestVerifyUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckIdentityGolden checks caddy robots check --ip: the claim is
+// verified as the handler verifies it (range lists from a file, reverse
+// DNS from a server on 127.0.0.1; the built-in sources are off), then the
+// forged policy applies as Handler.identity applies it, before the usage
+// preference is looked up.
+func TestCheckIdentityGolden(t *testing.T) {
+	resolver := cmdDNSServer(t)
+	gptbot := []string{"--robots", cmdAIPref, "--ua", cmdGPTBot, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges}
+	googlebot := []string{"--robots", cmdShop, "--ua", cmdGooglebot, "--verify-builtin", "off",
+		"--reverse-dns", "Googlebot=googlebot.com,google.com", "--resolver", resolver}
+	with := func(base []string, more ...string) []string { return append(slices.Clone(base), more...) }
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+	}{
+		{"ranges-verified", with(gptbot, "--ip", "192.0.2.40", "/blog/post", "/drafts/a", "/robots.txt"), 1},
+		// Judged by the "*" group, without the GPTBot token: /drafts/ is
+		// open to it, and the "*" group's usage preference applies.
+		{"ranges-forged", with(gptbot, "--ip", "198.51.100.7", "/blog/post", "/drafts/a", "/private/x"), 1},
+		{"ranges-forged-deny", with(gptbot, "--ip", "198.51.100.7", "--forged", "deny", "/blog/post"), 1},
+		{"ranges-forged-ignore", with(gptbot, "--ip", "2001:db8::7", "--forged", "ignore", "/blog/post", "/drafts/a"), 1},
+		{"rdns-verified", with(googlebot, "--ip", "66.249.66.1", "/checkout/pay", "/cart"), 0},
+		{"rdns-forged", with(googlebot, "--ip", "203.0.113.7", "/checkout/pay", "/cart"), 1},
+		{"rdns-no-ptr", with(googlebot, "--ip", "198.51.100.1", "/internal/press/y"), 0},
+		{"unverified", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "automated",
+			"--verify-builtin", "off", "--ip", "192.0.2.40", "/private/report.html"}, 1},
+		// A browser is not bound, so its claim is never looked up.
+		{"browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "--verify-builtin", "off", "--ip", "192.0.2.40", "/blog/post"}, 0},
+		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "300ms", "/checkout/pay"), 2},
+	}
+	for _, tt := range tests {
+		for _, format := range []string{"txt", "json"} {
+			t.Run(tt.name+"."+format, func(t *testing.T) {
+				args := append([]string{"check"}, tt.args...)
+				if format == "json" {
+					args = slices.Insert(args, 1, "--json")
+				}
+				out, status, err := cmdRun(t, args...)
+				if status != tt.status || (err != nil) != (tt.status == exitUsage) {
+					t.Errorf("status %d, error %v; want %d, an error only for 2", status, err, tt.status)
+				}
+				cmdGolden(t, "check-identity-"+tt.name+"."+format, cmdScrub(cmdTranscript(args, out)))
+			})
+		}
+	}
+}
+
+// TestCheckAgreesWithHandler runs the handler and caddy robots check on
+// the same requests and compares what each says: the verdict, the reason,
+// the token, bot_class, the identity of the claim and the Content-Usage
+// value, for crawlers named and unnamed, tools, browsers and clients
+// without a User-Agent, from addresses that prove their claims and
+// addresses that do not, under each forged policy. check runs as a user
+// would, with --ip; the handler gets the address from X-Forwarded-For,
+// as a trusted proxy sends it.
+func TestCheckAgreesWithHandler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Caddy")
+	}
+	resolver := cmdDNSServer(t)
+	vars := map[string]string{"<ROBOTS>": cmdAbs(t, cmdAIPref), "<RANGES>": cmdAbs(t, cmdRanges), "<RESOLVER>": resolver}
+	uas := []string{cmdGPTBot, cmdGooglebot, cmdCrawler, "curl/8.5.0", cmdChrome, ""}
+	ips := []string{"192.0.2.40", "198.51.100.7", "66.249.66.1", "203.0.113.7"}
+	paths := []string{"/blog/post", "/drafts/a", "/open/x", "/private/x", "/about", "/robots.txt"}
+	for _, forged := range []string{"wildcard", "deny", "ignore"} {
+		t.Run(forged, func(t *testing.T) {
+			c := e2eStart(t, 1, `
+http://:<PORT0> {
+	bind 127.0.0.1
+	robots_enforce {
+		source file <ROBOTS>
+		log_allowed
+		verify {
+			builtin off
+			ip_ranges GPTBot <RANGES>
+			reverse_dns Googlebot googlebot.com google.com
+			resolver <RESOLVER>
+			forged `+forged+`
+		}
+	}
+	respond "page"
+}
+`, vars)
+			n := 0
+			get := func(path, ua, ip string) (e2eResponse, string) {
+				n++
+				uri := fmt.Sprintf("%s?q=%d", path, n)
+				return c.getWith(0, "", uri, ua, http.Header{"X-Forwarded-For": {ip}}), uri
+			}
+			recorded := func(uri string) e2eRecord {
+				for _, rec := range c.readLog("robots.log", "http.handlers.robots_enforce") {
+					if rec.str("uri") == uri && rec.str("msg") == "robots.txt decision" {
+						return rec
+					}
+				}
+				return nil
+			}
+			// The handler never waits for range lists or DNS: ask until
+			// each claim's answer is in, as check's VerifyNow waits.
+			for _, ua := range uas[:2] {
+				for _, ip := range ips {
+					if !e2eEventually(func() bool {
+						_, uri := get("/warm", ua, ip)
+						rec := recorded(uri)
+						return rec != nil && rec.str("identity") != "pending"
+					}) {
+						t.Fatalf("the handler never answered the claim of %q from %s", ua, ip)
+					}
+				}
+			}
+			type sent struct {
+				uri  string
+				resp e2eResponse
+			}
+			for _, ua := range uas {
+				for _, ip := range ips {
+					var reqs []sent
+					for _, p := range paths {
+						resp, uri := get(p, ua, ip)
+						reqs = append(reqs, sent{uri, resp})
+					}
+					args := []string{"--robots", cmdAIPref, "--ua", ua, "--ip", ip, "--forged", forged, "--verify-builtin", "off",
+						"--ip-ranges", "GPTBot=" + cmdRanges, "--reverse-dns", "Googlebot=googlebot.com,google.com", "--resolver", resolver}
+					for _, r := range reqs {
+						args = append(args, r.uri)
+					}
+					results, _, err := cmdCheckJSON(t, args...)
+					if err != nil || len(results) != len(reqs) {
+						t.Fatalf("check %q: %v, %d results", args, err, len(results))
+					}
+					_, sentinel := get("/sentinel", cmdGPTBot, "192.0.2.40")
+					if !e2eEventually(func() bool { return recorded(sentinel) != nil }) {
+						t.Fatal("the sentinel's record was never written")
+					}
+					for i, r := range results {
+						h := reqs[i]
+						if (r.Verdict == "deny") != (h.resp.status == http.StatusForbidden) || r.ContentUsage != h.resp.header.Get("Content-Usage") {
+							t.Errorf("%q from %s, %s: check says %s, usage %q; the handler answered %d, usage %q",
+								ua, ip, h.uri, r.Verdict, r.ContentUsage, h.resp.status, h.resp.header.Get("Content-Usage"))
+						}
+						rec := recorded(h.uri)
+						if rec == nil {
+							if r.Verdict != "allow" || r.Identity != "" {
+								t.Errorf("%q from %s, %s: no record, but check says %s, identity %q", ua, ip, h.uri, r.Verdict, r.Identity)
+							}
+							continue
+						}
+						got := []string{r.Verdict, r.Reason, r.Agent, r.BotClass, r.Identity, r.IdentityMethod, r.ContentUsage, strconv.Itoa(r.RuleLine)}
+						want := []string{rec.str("verdict"), rec.str("reason"), rec.str("agent"), rec.str("bot_class"), rec.str("identity"),
+							rec.str("identity_method"), rec.str("content_usage"), fmt.Sprint(rec["rule_line"])}
+						if !slices.Equal(got, want) {
+							t.Errorf("%q from %s, %s: check says %q; the record %q", ua, ip, h.uri, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// cmdAbs returns the absolute path of a test file, for a Caddyfile.
+func cmdAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(abs)
 }
