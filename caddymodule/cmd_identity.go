@@ -118,7 +118,8 @@ type claimChecker struct {
 	problems []string // what the verifier reported (lists that failed), the last maxProblems
 }
 
-// newClaimChecker builds and starts the verifier of cfg.
+// newClaimChecker builds the verifier of cfg, which checks the
+// configuration and does no I/O (see check).
 func newClaimChecker(cfg *Verify, timeout time.Duration) (*claimChecker, error) {
 	c := &claimChecker{timeout: timeout, builtin: cfg.Builtin != "off"}
 	vc := cfg.verifyConfig()
@@ -126,7 +127,7 @@ func newClaimChecker(cfg *Verify, timeout time.Duration) (*claimChecker, error) 
 	if inner == nil {
 		inner = verify.NewResolver("")
 	}
-	c.trace = &dnsTrace{inner: inner, ptr: make(map[string]ptrAnswer), fwd: make(map[string][]string)}
+	c.trace = &dnsTrace{inner: inner, ptr: make(map[string]dnsAnswer), fwd: make(map[string]dnsAnswer)}
 	vc.Resolver = c.trace
 	vc.OnError = c.report
 	v, err := verify.New(vc)
@@ -134,7 +135,6 @@ func newClaimChecker(cfg *Verify, timeout time.Duration) (*claimChecker, error) 
 		return nil, fmt.Errorf("crawler verification: %w", err)
 	}
 	c.v = v
-	v.Start()
 	return c, nil
 }
 
@@ -154,6 +154,7 @@ func (c *claimChecker) report(err error) {
 // that their DNS lookups run side by side rather than one after another;
 // no more than the verifier's burst of lookups, which it would refuse.
 func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
+	c.v.Start()
 	for _, a := range addrs[:min(len(addrs), verify.DefaultDNSBurst)] {
 		c.v.Verify(token, a, nil)
 	}
@@ -162,24 +163,43 @@ func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
 // check verifies the claim that addr is token, waiting for the answer
 // until ctx is done.
 func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr) claimResult {
+	// The verifier starts with the first claim it is asked about, as the
+	// handler's does with the first request: a check whose client the
+	// rules never bind fetches no range list. Calls after the first do
+	// nothing.
+	c.v.Start()
 	res, err := c.v.VerifyNow(ctx, token, addr)
 	r := claimResult{token: token, addr: addr, res: res, hasMethod: c.v.HasMethod(token), builtin: c.builtin}
+	var dnsErrs []string
 	if res.Method == verify.ReverseDNS {
-		r.ptr, r.ptrErr = c.trace.ptrOf(addr)
+		ptr := c.trace.ptrOf(addr)
+		r.ptr, r.trace = ptr.values, c.trace
+		if ptr.err != "" {
+			dnsErrs = append(dnsErrs, "PTR lookup of "+ptr.err)
+		}
 		for _, name := range r.ptr {
-			if fwd, asked := c.trace.forward(name); asked && slices.Contains(fwd, addr.String()) {
+			fwd, asked := c.trace.forward(name)
+			if asked && slices.Contains(fwd.values, addr.String()) {
 				r.confirmed = append(r.confirmed, name)
 			}
+			if fwd.err != "" {
+				dnsErrs = append(dnsErrs, "forward lookup of "+fwd.err)
+			}
 		}
-		r.trace = c.trace
 	}
 	if err != nil {
+		// Why no answer came: the failed DNS questions about this
+		// address, or what went wrong with the range lists meanwhile
+		// (the verifier does not say which tokens a failed list proves).
 		r.pending = fmt.Sprintf("no answer within %v", c.timeout)
-		c.mu.Lock()
-		if len(c.problems) > 0 {
-			r.pending += ": " + c.problems[len(c.problems)-1]
+		if res.Method == verify.IPRanges {
+			c.mu.Lock()
+			dnsErrs = slices.Clone(c.problems)
+			c.mu.Unlock()
 		}
-		c.mu.Unlock()
+		if len(dnsErrs) > 0 {
+			r.pending += "; " + strings.Join(dnsErrs, "; ")
+		}
 	}
 	return r
 }
@@ -189,10 +209,9 @@ type claimResult struct {
 	token     string
 	addr      netip.Addr
 	res       verify.Result
-	hasMethod bool // some method is known for token
-	builtin   bool // --verify-builtin on
-	ptr       []string
-	ptrErr    string
+	hasMethod bool      // some method is known for token
+	builtin   bool      // --verify-builtin on
+	ptr       []string  // PTR names of addr, for reverse DNS
 	confirmed []string  // PTR names that resolve back to addr
 	trace     *dnsTrace // the forward answers, for reverse DNS
 	pending   string    // why the answer is still pending
@@ -210,9 +229,6 @@ func (r *claimResult) detail() string {
 		}
 		return "no method is known for " + r.token
 	case verify.Pending:
-		if r.ptrErr != "" {
-			return r.pending + "; PTR lookup: " + r.ptrErr
-		}
 		return r.pending
 	}
 	if r.res.Method == verify.IPRanges {
@@ -225,9 +241,6 @@ func (r *claimResult) detail() string {
 		return ""
 	}
 	if len(r.ptr) == 0 {
-		if r.ptrErr != "" {
-			return "PTR lookup: " + r.ptrErr
-		}
 		return "no PTR name"
 	}
 	var parts []string
@@ -240,10 +253,10 @@ func (r *claimResult) detail() string {
 			continue // another name proved it
 		case !asked || slices.Contains(r.confirmed, name):
 			parts = append(parts, fmt.Sprintf("PTR %s is under no domain of %s", name, r.token))
-		case len(fwd) == 0:
+		case len(fwd.values) == 0:
 			parts = append(parts, "PTR "+name+" does not resolve")
 		default:
-			parts = append(parts, fmt.Sprintf("PTR %s resolves to %s, not to it", name, strings.Join(fwd, ", ")))
+			parts = append(parts, fmt.Sprintf("PTR %s resolves to %s, not to it", name, strings.Join(fwd.values, ", ")))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -252,37 +265,28 @@ func (r *claimResult) detail() string {
 // dnsTrace is the verifier's resolver, passed through, keeping the answers
 // the command explains its outcomes with. It holds the answers about the
 // addresses the command was given, no more: the verifier asks once per
-// address.
+// address, and forward questions only for the names those answers gave.
 type dnsTrace struct {
 	inner verify.Resolver
 	mu    sync.Mutex
-	ptr   map[string]ptrAnswer // address → its PTR answer
-	fwd   map[string][]string  // name → the addresses it resolves to
+	ptr   map[string]dnsAnswer // address → its PTR names
+	fwd   map[string]dnsAnswer // name → the addresses it resolves to
 }
 
-// ptrAnswer is the answer to a PTR question: the names, lower-case and
-// without the root's dot, or the error.
-type ptrAnswer struct {
-	names []string
-	err   string
+// dnsAnswer is the answer to a DNS question, in text: names lower-case and
+// without the root's dot, or addresses; err is empty when the answer is
+// "no such name", which is an answer.
+type dnsAnswer struct {
+	values []string
+	err    string
 }
 
 // LookupAddr implements verify.Resolver.
 func (t *dnsTrace) LookupAddr(ctx context.Context, addr string) ([]string, error) {
 	names, err := t.inner.LookupAddr(ctx, addr)
-	a := ptrAnswer{}
+	a := dnsAnswer{err: dnsErrorText(err)}
 	for _, n := range names {
-		a.names = append(a.names, strings.ToLower(strings.TrimSuffix(n, ".")))
-	}
-	var de *net.DNSError
-	switch {
-	case err == nil, errors.As(err, &de) && de.IsNotFound:
-	case de != nil:
-		// Without the server's address, which names the system's
-		// resolver even when the lookup went to --resolver.
-		a.err = de.Name + ": " + de.Err
-	default:
-		a.err = err.Error()
+		a.values = append(a.values, strings.ToLower(strings.TrimSuffix(n, ".")))
 	}
 	t.mu.Lock()
 	t.ptr[addr] = a
@@ -293,28 +297,42 @@ func (t *dnsTrace) LookupAddr(ctx context.Context, addr string) ([]string, error
 // LookupIPAddr implements verify.Resolver.
 func (t *dnsTrace) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
 	ips, err := t.inner.LookupIPAddr(ctx, host)
-	var addrs []string
+	a := dnsAnswer{err: dnsErrorText(err)}
 	for _, ip := range ips {
-		if a, ok := netip.AddrFromSlice(ip.IP); ok {
-			addrs = append(addrs, a.Unmap().String())
+		if addr, ok := netip.AddrFromSlice(ip.IP); ok {
+			a.values = append(a.values, addr.Unmap().String())
 		}
 	}
 	t.mu.Lock()
-	t.fwd[host] = addrs
+	t.fwd[host] = a
 	t.mu.Unlock()
 	return ips, err
 }
 
+// dnsErrorText says what went wrong with a DNS question: "" for none, or
+// for "no such name".
+func dnsErrorText(err error) string {
+	var de *net.DNSError
+	switch {
+	case err == nil, errors.As(err, &de) && de.IsNotFound:
+		return ""
+	case de != nil:
+		// Without the server's address, which names the system's
+		// resolver even when the question went to --resolver.
+		return de.Name + ": " + de.Err
+	}
+	return err.Error()
+}
+
 // ptrOf returns the PTR answer about addr.
-func (t *dnsTrace) ptrOf(addr netip.Addr) ([]string, string) {
+func (t *dnsTrace) ptrOf(addr netip.Addr) dnsAnswer {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	a := t.ptr[addr.String()]
-	return a.names, a.err
+	return t.ptr[addr.String()]
 }
 
 // forward returns what name resolved to, and whether it was asked.
-func (t *dnsTrace) forward(name string) ([]string, bool) {
+func (t *dnsTrace) forward(name string) (dnsAnswer, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.fwd[name]

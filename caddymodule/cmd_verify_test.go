@@ -40,12 +40,14 @@ var cmdZone = []string{
 	// bingbot's domain, which is looked up forward for bingbot).
 	"6.2.0.192.in-addr.arpa. 60 IN PTR msnbot-192-0-2-6.search.msn.com.",
 	"msnbot-192-0-2-6.search.msn.com. 60 IN A 192.0.2.6",
-	// 198.51.100.1 has no PTR record (NXDOMAIN); 198.51.100.99 gets
-	// SERVFAIL, so its claim stays pending.
+	// Pending: the forward question of the name gets SERVFAIL.
+	"98.100.51.198.in-addr.arpa. 60 IN PTR crawl-broken.googlebot.com.",
+	// 198.51.100.1 has no PTR record (NXDOMAIN); the PTR question of
+	// 198.51.100.99 gets SERVFAIL, so its claim stays pending.
 }
 
-// cmdServFail is the address whose PTR question the server fails.
-const cmdServFail = "99.100.51.198.in-addr.arpa."
+// cmdServFail are the names whose questions the server fails.
+var cmdServFail = map[string]bool{"99.100.51.198.in-addr.arpa.": true, "crawl-broken.googlebot.com.": true}
 
 // cmdDNSServer serves cmdZone on 127.0.0.1 and returns its address.
 func cmdDNSServer(t *testing.T) string {
@@ -74,7 +76,7 @@ func cmdDNSServer(t *testing.T) string {
 			name := strings.ToLower(q.Question[0].Name)
 			m.Answer = records[name+"/"+dns.TypeToString[q.Question[0].Qtype]]
 			switch {
-			case name == cmdServFail:
+			case cmdServFail[name]:
 				m.Rcode = dns.RcodeServerFailure
 			case !names[name]:
 				m.Rcode = dns.RcodeNameError
@@ -146,8 +148,8 @@ func TestVerifyGolden(t *testing.T) {
 		{"rdns-and-ranges", append(slices.Clone(rdns), "--ip-ranges", "Googlebot="+cmdRanges,
 			"Googlebot", "192.0.2.40", "66.249.66.1", "198.51.100.1"), 1},
 		{"unverified", append(slices.Clone(offline), "curl", "192.0.2.40"), 1},
-		{"pending-dns", append(slices.Clone(rdns), "--timeout", "300ms", "Googlebot", "198.51.100.99"), 2},
-		{"pending-list", append(slices.Clone(offline), "--timeout", "300ms", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+		{"pending-dns", append(slices.Clone(rdns), "--timeout", "1s", "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
+		{"pending-list", append(slices.Clone(offline), "--timeout", "1s", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"GPTBot", "192.0.2.40"), 2},
 	}
 	for _, tt := range tests {
@@ -240,7 +242,7 @@ func TestCheckIdentityGolden(t *testing.T) {
 			"--verify-builtin", "off", "--ip", "192.0.2.40", "/private/report.html"}, 1},
 		// A browser is not bound, so its claim is never looked up.
 		{"browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "--verify-builtin", "off", "--ip", "192.0.2.40", "/blog/post"}, 0},
-		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "300ms", "/checkout/pay"), 2},
+		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "1s", "/checkout/pay"), 2},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {
