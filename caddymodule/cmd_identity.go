@@ -154,6 +154,9 @@ func (c *claimChecker) report(err error) {
 // that their DNS lookups run side by side rather than one after another;
 // no more than the verifier's burst of lookups, which it would refuse.
 func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
+	if !c.v.HasMethod(token) {
+		return
+	}
 	c.v.Start()
 	for _, a := range addrs[:min(len(addrs), verify.DefaultDNSBurst)] {
 		c.v.Verify(token, a, nil)
@@ -163,13 +166,17 @@ func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
 // check verifies the claim that addr is token, waiting for the answer
 // until ctx is done.
 func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr) claimResult {
-	// The verifier starts with the first claim it is asked about, as the
-	// handler's does with the first request: a check whose client the
-	// rules never bind fetches no range list. Calls after the first do
-	// nothing.
-	c.v.Start()
+	// The verifier starts with the first claim some method can decide,
+	// as the handler's starts with its first request: a check whose
+	// client the rules never bind, or whose token no method knows (and
+	// which VerifyNow answers at once), fetches no range list. Calls
+	// after the first do nothing.
+	hasMethod := c.v.HasMethod(token)
+	if hasMethod {
+		c.v.Start()
+	}
 	res, err := c.v.VerifyNow(ctx, token, addr)
-	r := claimResult{token: token, addr: addr, res: res, hasMethod: c.v.HasMethod(token), builtin: c.builtin}
+	r := claimResult{token: token, addr: addr, res: res, hasMethod: hasMethod, builtin: c.builtin}
 	var dnsErrs []string
 	if res.Method == verify.ReverseDNS {
 		ptr := c.trace.ptrOf(addr)
