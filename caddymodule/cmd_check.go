@@ -2,9 +2,12 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,49 +16,73 @@ import (
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
+	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // newCheckCommand returns "caddy robots check".
 func newCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "check --robots <file|url> --ua <user-agent> [--wildcard bots|all|none] [--json] <url-or-path>...",
+		Use: "check --robots <file|url> --ua <user-agent> [--wildcard crawlers|automated|all|none] " +
+			"[--ip <address> [--forged wildcard|deny|ignore]] [--json] <url-or-path>...",
 		Short: "Says whether a User-Agent may fetch targets, and why",
 		Long: `
 Decides, for each target, whether a client sending the given User-Agent may
 fetch it under a robots.txt, exactly as the robots_enforce handler decides a
-request: the verdict (allow or deny), the reason, the product token and the
-group that applied, the deciding rule and its line, and the reading of the
-target that decided.
+request: the verdict (allow or deny), the reason, the client's class
+(browser, crawler, or another automated client) and what shows it, the
+product token and the group that applied, the deciding rule and its line,
+the reading of the target that decided, and, for an allowed target, the AI
+usage preference (Content-Usage, draft-ietf-aipref-attach-05) the handler
+would add to the response, with the line of the rule that states it.
 
 --robots names a robots.txt file, or an http or https URL to fetch it from
-(as "source url" does: redirects are followed; a 4xx answer means no rules
-apply, a 5xx answer or an HTML page means complete disallow for crawlers).
+(as "source url" does: redirects are followed; a 4xx answer other than 429
+means no rules apply; 429 and 5xx answers, and an HTML page, mean
+unreachable: complete disallow for crawlers).
 --ua takes a whole User-Agent header or a bare product token such as GPTBot;
 --ua "" checks a request without one. A target is a path ("/private/x?y=1")
 or an http or https URL, whose host is ignored: the robots.txt of --robots
-applies to it.
+applies to it. It is read as Go's HTTP server reads a request target, so
+"/a#b" is the path "/a%23b", and a target the server would refuse with 400
+("/a%zz") is an error.
 
 --wildcard, --unreachable, --allow-agents and --max-size mean what the
 handler's wildcard, unreachable, allow_agents and max_size mean, with the
-same defaults.
+same defaults: by default the "*" group binds crawlers only ("bots" is
+read as "automated").
 
-With --json, each target's result is one JSON object on a line of its own.
+--ip gives the client's address (IPv4 or IPv6). The claim of a client the
+rules bind to be the crawler its User-Agent names is then verified as the
+handler verifies it, with the same sources (--verify-builtin,
+--ip-ranges, --reverse-dns and --resolver mean what the verify block's
+builtin, ip_ranges, reverse_dns and resolver mean), waiting up to
+--timeout for range lists and DNS; --forged says what a forged claim gets,
+as the verify block's forged does: wildcard (the default: judged without
+the token it could not prove), deny, or ignore. Signed requests (Web Bot
+Auth) are verified by the handler only. Without --ip, every claim is taken
+as made.
+
+With --json, each target's result is one JSON object on a line of its own,
+with the compliance record's field names.
 
 Exit status: 0 when every target is allowed, 1 when one is disallowed, 2 on
-a usage error, a robots.txt file that cannot be read, or a URL that gives
-no HTTP response.`,
+a usage error, a robots.txt file that cannot be read, a URL that gives no
+HTTP response, or a claim whose verification did not end within --timeout.`,
 		Example: `  $ caddy robots check --robots robots.txt --ua GPTBot /blog/post.html
   $ caddy robots check --robots https://example.com/robots.txt \
         --ua "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" \
-        --json / /private/report.html`,
+        --ip 66.249.66.1 --json / /private/report.html`,
 	}
 	fs := cmd.Flags()
 	fs.StringP("robots", "r", "", "robots.txt file, or http or https URL")
 	fs.String("ua", "", `User-Agent header or product token (--ua "" for none)`)
-	fs.String("wildcard", "bots", `whom the "*" group binds: bots, all or none`)
+	fs.String("wildcard", enforce.WildcardCrawlers.String(), `whom the "*" group binds: crawlers, automated, all or none`)
 	fs.String("unreachable", "deny", "what applies while a robots.txt URL cannot be fetched: deny or allow")
 	fs.StringSlice("allow-agents", nil, "product tokens never enforced")
 	fs.String("max-size", "", "how much of robots.txt is parsed, e.g. 1MiB (default 500KiB)")
+	fs.String("ip", "", "the client's IP address: verify the crawler it claims to be")
+	fs.String("forged", "wildcard", "what a forged claim gets (with --ip): wildcard, deny or ignore")
+	addIdentityFlags(cmd)
 	fs.Bool("json", false, "print one JSON object per target")
 	cmd.RunE = robotsRunE(runCheck)
 	cmd.DisableFlagsInUseLine = true // Use spells them out
@@ -70,7 +97,19 @@ type checkOptions struct {
 	unreachable enforce.UnreachablePolicy
 	maxSize     int
 	json        bool
-	targets     []string
+	targets     []checkTarget
+	// ip is the client's address (--ip); the zero Addr when none was
+	// given, and no claim is verified.
+	ip      netip.Addr
+	verify  Verify
+	timeout time.Duration
+}
+
+// checkTarget is a target as given, and as the handler would judge it.
+type checkTarget struct {
+	given      string
+	target     string // see targetOf
+	unreadable bool
 }
 
 // readCheckOptions reads and checks the flags and arguments of check.
@@ -79,7 +118,6 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 		robots:    fl.String("robots"),
 		userAgent: fl.String("ua"),
 		json:      fl.Bool("json"),
-		targets:   fl.Args(),
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -114,18 +152,64 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 	if o.maxSize, err = parseMaxSize(fl.String("max-size")); err != nil {
 		errs = append(errs, err)
 	}
-	if len(o.targets) == 0 {
+	readCheckIdentity(fl, &o, bad)
+	if len(fl.Args()) == 0 {
 		bad("no target: give one or more paths or URLs to check")
 	}
-	for _, t := range o.targets {
-		if !strings.HasPrefix(t, "/") && !isRobotsURL(t) && t != "*" {
-			bad(`target %q: want a path starting with "/", an http or https URL, or "*"`, t)
+	for _, t := range fl.Args() {
+		ct, err := readCheckTarget(t)
+		if err != nil {
+			errs = append(errs, err)
 		}
+		o.targets = append(o.targets, ct)
 	}
 	if len(errs) > 0 {
 		return o, fmt.Errorf("robots check: %w", joinErrors(errs))
 	}
 	return o, nil
+}
+
+// readCheckIdentity reads --ip, --forged and the verification flags.
+func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format string, args ...any)) {
+	o.verify, o.timeout = readIdentityFlags(fl, bad)
+	o.verify.Forged = fl.String("forged")
+	switch o.verify.Forged {
+	case "wildcard", "deny", "ignore":
+	default:
+		bad("--forged %q: want wildcard, deny or ignore", o.verify.Forged)
+	}
+	if ip := fl.String("ip"); ip != "" {
+		addr, err := parseClientIP(ip)
+		if err != nil {
+			bad("--ip: %w", err)
+		}
+		o.ip = addr
+		return
+	}
+	for _, name := range append([]string{"forged"}, identityFlags...) {
+		if fl.Changed(name) {
+			bad("--%s: verifies a claim, which needs the client's address: give --ip", name)
+		}
+	}
+}
+
+// readCheckTarget reads a target as Go's server reads a request target
+// (url.ParseRequestURI), then takes from it what the handler judges
+// (targetOf), so that check and the handler cannot read one spelling two
+// ways.
+func readCheckTarget(t string) (checkTarget, error) {
+	ct := checkTarget{given: t}
+	if !strings.HasPrefix(t, "/") && !isRobotsURL(t) && t != "*" {
+		return ct, fmt.Errorf(`target %q: want a path starting with "/", an http or https URL, or "*"`, t)
+	}
+	u, err := url.ParseRequestURI(t)
+	if err != nil {
+		return ct, fmt.Errorf("target %q: the server would refuse it (400 Bad Request): %w", t, errors.Unwrap(err))
+	}
+	var readable bool
+	ct.target, readable = targetOf(http.MethodGet, u, t)
+	ct.unreadable = !readable
+	return ct, nil
 }
 
 // runCheck is "caddy robots check".
@@ -138,18 +222,52 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, fmt.Errorf("robots check: %w", err)
 	}
+	var claims *claimChecker
+	if o.ip.IsValid() {
+		if claims, err = newClaimChecker(&o.verify, o.timeout); err != nil {
+			return exitUsage, fmt.Errorf("robots check: %w", err)
+		}
+		defer claims.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
 	classifier := enforce.NewClassifier(enforce.ClassifierCacheSize)
 	decider := enforce.NewDecider(o.policy, classifier)
+	policy := identityPolicy{forged: o.verify.Forged}
 	toks := enforce.Tokenize(o.userAgent)
 	class := classifier.Classify(&toks)
 
 	results := make([]checkResult, 0, len(o.targets))
 	status := exitOK
+	var pending []string
 	now := time.Now()
-	for _, target := range o.targets {
+	for _, t := range o.targets {
+		// The handler's order (Handler.judge): decide, verify the claim
+		// and apply the identity policy, then the usage preference.
 		var rd enforce.Readings
-		dec := decider.Decide(snap, enforce.Request{Target: target, UserAgent: o.userAgent, Now: now}, &rd)
-		results = append(results, newCheckResult(target, o.userAgent, &dec, &rd))
+		var dec enforce.Decision
+		req := enforce.Request{Target: t.target, Unreadable: t.unreadable, UserAgent: o.userAgent, Now: now}
+		decider.DecideInto(&dec, snap, &req, &rd)
+		var claim *claimResult
+		redecided := false
+		if claims != nil && claimToVerify(&dec) {
+			c := claims.check(ctx, dec.Token, o.ip)
+			named := dec.Named
+			policy.apply(decider, c.res, snap, &req, &rd, &dec)
+			redecided = named && req.Forged != ""
+			if c.res.Outcome == verify.Pending {
+				pending = append(pending, t.given)
+			}
+			claim = &c
+		}
+		var usage rules.Usage
+		if dec.Reason != enforce.ReasonRobotsTxt { // judge passes /robots.txt on before it
+			usage = usageOf(snap, &dec)
+		}
+		r := newCheckResult(t.given, o.userAgent, &dec, &rd)
+		r.addIdentity(o.ip, claim, o.verify.Forged, redecided)
+		r.addUsage(usage)
+		results = append(results, r)
 		if !dec.Allowed {
 			status = exitFindings
 		}
@@ -161,6 +279,10 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	}
 	if err != nil {
 		return exitUsage, fmt.Errorf("robots check: writing the result: %w", err)
+	}
+	if len(pending) > 0 {
+		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified within %v (%s)",
+			o.ip, o.timeout, strings.Join(pending, ", "))
 	}
 	return status, nil
 }

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // checkResult is the result of one target: the decision, with what the
@@ -19,7 +22,7 @@ type checkResult struct {
 	Reason  string `json:"reason"`
 	// Agent is the product token the decision is about.
 	Agent        string `json:"agent"`
-	BotClass     string `json:"bot_class"`
+	BotClass     string `json:"bot_class"` // as the record writes it (botClass)
 	Automation   string `json:"automation"`
 	GroupLine    int    `json:"group_line"`
 	RuleKind     string `json:"rule_kind"` // "allow", "disallow", or "" for none
@@ -33,8 +36,24 @@ type checkResult struct {
 	RobotsStatus int    `json:"robots_status"` // HTTP status; 0 for a file
 	RobotsHash   string `json:"robots_hash"`
 	RobotsError  string `json:"robots_error"`
+	// ClientIP is --ip; Identity and IdentityMethod are what the record
+	// writes of the claim's verification, when the claim was verified;
+	// PTR the address's PTR names, when reverse DNS was asked.
+	ClientIP       string   `json:"client_ip,omitempty"`
+	Identity       string   `json:"identity,omitempty"`
+	IdentityMethod string   `json:"identity_method,omitempty"`
+	PTR            []string `json:"ptr,omitempty"`
+	// ContentUsage is the Content-Usage value the handler would add to
+	// the response, and ContentUsageLines the lines of the rules that
+	// state it.
+	ContentUsage      string `json:"content_usage,omitempty"`
+	ContentUsageLines []int  `json:"content_usage_lines,omitempty"`
 
-	dec enforce.Decision // Path copied out of the Readings
+	dec        enforce.Decision // Path copied out of the Readings
+	claim      *claimResult
+	forged     string // --forged
+	redecided  bool   // the claim's outcome made the handler decide again
+	usageRules []rules.UsageRule
 }
 
 func newCheckResult(target, ua string, dec *enforce.Decision, rd *enforce.Readings) checkResult {
@@ -71,6 +90,34 @@ func newCheckResult(target, ua string, dec *enforce.Decision, rd *enforce.Readin
 	return r
 }
 
+// addIdentity adds what the verification of the claim gave, as the
+// record writes it; claim is nil when none was verified.
+func (r *checkResult) addIdentity(ip netip.Addr, claim *claimResult, forged string, redecided bool) {
+	if !ip.IsValid() {
+		return
+	}
+	r.ClientIP = ip.String()
+	if claim == nil {
+		return
+	}
+	r.claim, r.forged, r.redecided = claim, forged, redecided
+	r.Identity = claim.res.Outcome.String()
+	r.IdentityMethod = claim.res.Method.String()
+	r.PTR = claim.ptr
+}
+
+// addUsage adds the usage preference the handler would add to the
+// response (usageOf): none when it says nothing.
+func (r *checkResult) addUsage(u rules.Usage) {
+	if r.ContentUsage = u.String(); r.ContentUsage == "" {
+		return
+	}
+	r.usageRules = u.Rules()
+	for _, ur := range r.usageRules {
+		r.ContentUsageLines = append(r.ContentUsageLines, ur.Line)
+	}
+}
+
 // checkRuleKind names a rule's kind as the JSON output does.
 func checkRuleKind(allow bool) string {
 	if allow {
@@ -91,7 +138,7 @@ func writeCheckJSON(out io.Writer, results []checkResult) error {
 	return nil
 }
 
-// writeCheckText writes what the robots.txt and the User-Agent are, then a
+// writeCheckText writes what the robots.txt and the client are, then a
 // block per target.
 func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class enforce.Classification, results []checkResult) error {
 	var b strings.Builder
@@ -100,30 +147,78 @@ func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class
 	if o.userAgent != "" {
 		ua = fmt.Sprintf("%q", o.userAgent)
 	}
-	fmt.Fprintf(&b, "user agent: %s, %s\n", ua, checkAutomationText(class))
+	fmt.Fprintf(&b, "user agent: %s\n", ua)
+	fmt.Fprintf(&b, "class:      %s\n", checkClassText(class))
+	if o.ip.IsValid() {
+		fmt.Fprintf(&b, "client ip:  %s\n", o.ip)
+	}
 	for i := range results {
 		r := &results[i]
 		fmt.Fprintf(&b, "\n%s: %s\n", r.Target, r.Verdict)
-		fmt.Fprintf(&b, "  reason:  %s: %s\n", r.Reason, checkReasonText(&r.dec, o.policy))
-		if r.dec.Reason != enforce.ReasonNamedGroup && r.dec.Reason != enforce.ReasonWildcardGroup {
-			continue
+		forged := ""
+		if r.redecided {
+			forged = r.claim.token
 		}
-		if r.GroupLine > 0 {
-			fmt.Fprintf(&b, "  group:   line %d (%s)\n", r.GroupLine, checkGroupText(&r.dec))
+		fmt.Fprintf(&b, "  reason:   %s: %s\n", r.Reason, checkReasonText(&r.dec, o.policy, forged))
+		if r.claim != nil {
+			fmt.Fprintf(&b, "  identity: %s: %s%s\n", identityHead(r.Identity, r.IdentityMethod), r.claim.detail(), r.identityEffect())
 		}
-		if r.RuleLine > 0 {
-			fmt.Fprintf(&b, "  rule:    line %d: %s\n", r.RuleLine, robotsRuleText(r.dec.Verdict.Rule.Allow, r.Rule))
-		} else {
-			b.WriteString("  rule:    none matches\n")
+		if r.dec.Reason == enforce.ReasonNamedGroup || r.dec.Reason == enforce.ReasonWildcardGroup {
+			writeCheckRule(&b, r)
 		}
-		if r.dec.Reading == enforce.AsSent {
-			fmt.Fprintf(&b, "  reading: %s\n", r.Reading)
-		} else {
-			fmt.Fprintf(&b, "  reading: %s, %s\n", r.Reading, r.ReadingPath)
+		if r.ContentUsage != "" {
+			fmt.Fprintf(&b, "  usage:    %s\n", r.ContentUsage)
+			for _, ur := range r.usageRules {
+				fmt.Fprintf(&b, "            line %d: %s\n", ur.Line, usageRuleText(ur))
+			}
 		}
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// writeCheckRule writes the group, the rule and the reading that decided.
+func writeCheckRule(b *strings.Builder, r *checkResult) {
+	if r.GroupLine > 0 {
+		fmt.Fprintf(b, "  group:    line %d (%s)\n", r.GroupLine, checkGroupText(&r.dec))
+	}
+	if r.RuleLine > 0 {
+		fmt.Fprintf(b, "  rule:     line %d: %s\n", r.RuleLine, robotsRuleText(r.dec.Verdict.Rule.Allow, r.Rule))
+	} else {
+		b.WriteString("  rule:     none matches\n")
+	}
+	if r.dec.Reading == enforce.AsSent {
+		fmt.Fprintf(b, "  reading:  %s\n", r.Reading)
+	} else {
+		fmt.Fprintf(b, "  reading:  %s, %s\n", r.Reading, r.ReadingPath)
+	}
+}
+
+// identityEffect says what the claim's outcome did to the decision, as
+// Handler.identity applies the policy.
+func (r *checkResult) identityEffect() string {
+	switch r.claim.res.Outcome {
+	case verify.Forged:
+		switch {
+		case r.forged == "deny":
+			return "; refused (--forged deny)"
+		case r.forged == "ignore":
+			return "; judged as claimed all the same (--forged ignore)"
+		case r.redecided:
+			return "; judged without the token it could not prove (--forged wildcard)"
+		}
+	case verify.Pending:
+		return "; judged as claimed meanwhile, as the handler does by default (pending claimed)"
+	}
+	return ""
+}
+
+// usageRuleText writes a Content-Usage rule as a robots.txt line.
+func usageRuleText(ur rules.UsageRule) string {
+	if ur.Path == "" {
+		return "Content-Usage: " + ur.Preference
+	}
+	return "Content-Usage: " + ur.Path + " " + ur.Preference
 }
 
 // checkSnapshotText says what a snapshot holds, for the first line of a check.
@@ -144,45 +239,135 @@ func checkSnapshotText(s *enforce.Snapshot) string {
 	return t
 }
 
-// checkAutomationText says whether, and why, the client counts as automated.
-func checkAutomationText(c enforce.Classification) string {
+// checkClassText names the client's class and the sign that shows it (see
+// enforce.Classifier for the order in which the signs are tried).
+func checkClassText(c enforce.Classification) string {
+	class := checkClassName(c.Class)
 	switch c.Automation {
 	case enforce.AutomatedNoUserAgent:
-		return "automated: no User-Agent"
+		return class + ": no User-Agent, which browsers always send"
 	case enforce.AutomatedCatalogue:
-		return fmt.Sprintf("automated: %s is a catalogued crawler or tool", c.Token)
+		return fmt.Sprintf("%s: the catalogue lists %s among %s (%s)", class, c.Token, checkCategoryText(c.Category), c.Category)
 	case enforce.AutomatedKeyword:
-		return fmt.Sprintf("automated: %s is a bot-like product name", c.Token)
+		if c.Class == enforce.ClassCrawler {
+			return fmt.Sprintf(`%s: the word %s names a crawler ("bot", "crawl", "spider", "fetcher", "scraper")`, class, c.Token)
+		}
+		return fmt.Sprintf("%s: the word %s names a monitor or a link previewer", class, c.Token)
 	case enforce.AutomatedParser:
-		return "automated: github.com/mssola/useragent reads it as a bot"
+		return class + ": github.com/mssola/useragent reads the header as a bot's"
+	case enforce.AutomatedShape:
+		return class + ": the header is not shaped like a browser's (Mozilla/5.0 (<platform>) <engine>…) and shows no other sign"
+	case enforce.AutomatedLink:
+		return class + `: the header gives a URL or an e-mail address, or reads "Mozilla/5.0 (compatible; <name>…)", as crawlers' do`
 	}
-	return "not automated: a browser, as far as the header tells"
+	return class + ": the header is shaped like a browser's and shows no sign of automation"
 }
 
-// checkReasonText explains a decision's reason in words.
-func checkReasonText(dec *enforce.Decision, p enforce.Policy) string {
+// checkCategoryText says what the clients of a catalogue category are.
+func checkCategoryText(c enforce.Category) string {
+	switch c {
+	case enforce.CategorySearch:
+		return "search engines' crawlers"
+	case enforce.CategoryAI:
+		return "AI companies' crawlers and agents"
+	case enforce.CategorySEO:
+		return "SEO and marketing crawlers"
+	case enforce.CategorySocial:
+		return "social networks' link previewers"
+	case enforce.CategoryArchive:
+		return "archives and site copiers"
+	case enforce.CategoryMonitor:
+		return "uptime and health monitors"
+	case enforce.CategoryFeed:
+		return "feed readers"
+	case enforce.CategoryScanner:
+		return "security and internet-wide scanners"
+	case enforce.CategoryTool:
+		return "HTTP libraries and tools"
+	}
+	return "crawlers"
+}
+
+// checkClassName names a class in the text output.
+func checkClassName(c enforce.ClientClass) string {
+	switch c {
+	case enforce.ClassCrawler:
+		return "crawler"
+	case enforce.ClassAutomated:
+		return "automated, not a crawler"
+	}
+	return "browser"
+}
+
+// checkClassPhrase says what a client of class c is, in a sentence.
+func checkClassPhrase(c enforce.ClientClass) string {
+	switch c {
+	case enforce.ClassCrawler:
+		return "a crawler"
+	case enforce.ClassAutomated:
+		return "an automated client, not a crawler"
+	}
+	return "a browser"
+}
+
+// checkBindsText says whom the "*" group binds under policy p, and names
+// the flag that says so.
+func checkBindsText(p enforce.WildcardPolicy) string {
+	var whom string
+	switch p {
+	case enforce.WildcardCrawlers:
+		whom = "crawlers only"
+	case enforce.WildcardAutomated:
+		whom = "crawlers and other automated clients"
+	case enforce.WildcardAll:
+		whom = "every client, browsers included"
+	default:
+		whom = "nobody"
+	}
+	return fmt.Sprintf("%s (--wildcard %s)", whom, p)
+}
+
+// checkClientIs says what the client of dec is: "curl is an automated
+// client, not a crawler".
+func checkClientIs(dec *enforce.Decision) string {
+	who := dec.Token
+	switch {
+	case dec.Classification.Automation == enforce.AutomatedNoUserAgent:
+		who = "a client without a User-Agent"
+	case who == "" || dec.Classification.Class == enforce.ClassBrowser:
+		who = "the client" // a browser's first product name is Mozilla's
+	}
+	return who + " is " + checkClassPhrase(dec.Classification.Class)
+}
+
+// checkReasonText explains a decision's reason in words; forged is the
+// token a forged claim was judged without (see identityPolicy), or "".
+func checkReasonText(dec *enforce.Decision, p enforce.Policy, forged string) string {
+	noName := "no group names the client, and "
+	if forged != "" {
+		noName = fmt.Sprintf("no group names the client once the token it could not prove (%s) is set aside, and ", forged)
+	}
+	binds := checkBindsText(p.Wildcard)
 	switch dec.Reason {
 	case enforce.ReasonNamedGroup:
 		return fmt.Sprintf("a group names %s", dec.Token)
 	case enforce.ReasonWildcardGroup:
-		if p.Wildcard == enforce.WildcardAll {
-			return `no group names the client, and the "*" group binds every client (--wildcard all)`
-		}
-		return `no group names the client, and the "*" group binds it as an automated client`
+		return fmt.Sprintf(`%sthe "*" group binds %s; %s`, noName, binds, checkClientIs(dec))
 	case enforce.ReasonNoGroup:
-		return `no group names the client, and there is no "*" group`
+		return noName + `there is no "*" group`
 	case enforce.ReasonNotAutomated:
 		if p.Wildcard == enforce.WildcardNone {
-			return `no group names the client, and the "*" group binds nobody (--wildcard none)`
+			return noName + `the "*" group binds nobody (--wildcard none)`
 		}
 		if dec.Snapshot.Robots == nil {
-			return "robots.txt is unreachable, which disallows only automated clients, and this one does not look automated"
+			return fmt.Sprintf(`robots.txt is unreachable, which disallows only the clients the "*" group binds: %s; %s`, binds, checkClientIs(dec))
 		}
-		return `no group names the client, and the "*" group binds only automated clients, which this one does not look like`
+		return fmt.Sprintf(`%sthe "*" group binds %s; %s`, noName, binds, checkClientIs(dec))
 	case enforce.ReasonRobotsTxt:
 		return "/robots.txt is always allowed (RFC 9309 §2.2.2)"
 	case enforce.ReasonUnreachable:
-		return "robots.txt is unreachable: complete disallow for crawlers (RFC 9309 §2.3.1.4)"
+		return fmt.Sprintf("robots.txt is unreachable: complete disallow for crawlers (RFC 9309 §2.3.1.4), here for the clients the \"*\" group binds, %s; %s",
+			binds, checkClientIs(dec))
 	case enforce.ReasonUnavailable:
 		if dec.Snapshot.Access == enforce.AccessUnavailable {
 			return "robots.txt is unavailable, the server says there is none: no rules apply (RFC 9309 §2.3.1.3)"
@@ -192,6 +377,18 @@ func checkReasonText(dec *enforce.Decision, p enforce.Policy) string {
 		return fmt.Sprintf("%s is in --allow-agents", dec.Token)
 	case enforce.ReasonNoPath:
 		return "the target has no path a rule could apply to"
+	case enforce.ReasonUnreadableTarget:
+		group := `the "*" group`
+		if dec.Named {
+			group = "the group naming " + dec.Token
+		}
+		return fmt.Sprintf("the server reads the target as no path a rule can be matched against, and %s disallows something: denied, since no rule can be shown not to apply", group)
+	case enforce.ReasonInvalidHost:
+		return "the request names no host whose robots.txt could be known: denied to the clients the rules bind"
+	case enforce.ReasonHostBudget:
+		return "the host is new and the budget of first robots.txt fetches (new_hosts) is spent: denied to the clients the rules bind until its robots.txt is fetched"
+	case enforce.ReasonForged:
+		return fmt.Sprintf("the client claims to be %s and failed to prove it, and --forged deny refuses such clients", dec.Token)
 	}
 	return dec.Reason.String()
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/robotsenforce/caddy-robots-enforce/enforce"
 )
 
 // User-Agent headers of the check tests.
@@ -14,11 +16,14 @@ const (
 	cmdGPTBot    = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
 	cmdGooglebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 	cmdChrome    = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+	// cmdCrawler is a crawler no group names: the "*" group binds it.
+	cmdCrawler = "ExampleCrawler/1.0 (+https://crawler.example/about)"
 )
 
 const (
-	cmdDemo = "../testdata/demo/robots.txt"
-	cmdShop = "testdata/commands/shop.txt"
+	cmdDemo   = "../testdata/demo/robots.txt"
+	cmdShop   = "testdata/commands/shop.txt"
+	cmdAIPref = "testdata/commands/aipref.txt"
 )
 
 // TestCheckGolden checks the text and JSON output of caddy robots check,
@@ -31,11 +36,17 @@ func TestCheckGolden(t *testing.T) {
 	}{
 		{"demo-gptbot", []string{"--robots", cmdDemo, "--ua", cmdGPTBot, "/blog/post.html", "/robots.txt"}, 1},
 		{"demo-token", []string{"--robots", cmdDemo, "--ua", "ClaudeBot", "/"}, 1},
-		{"demo-curl", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0",
+		// The default policy binds crawlers only: curl, a tool, passes.
+		{"demo-curl", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "/private/report.html", "/index.html"}, 0},
+		{"demo-curl-automated", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "automated",
 			"/private/report.html", "/private/press/release.html", "/pub/..%2Fprivate/report.html", "//private/x", "/index.html"}, 1},
+		{"demo-curl-bots", []string{"--robots", cmdDemo, "--ua", "curl/8.5.0", "--wildcard", "bots", "/private/report.html"}, 1},
+		{"demo-crawler", []string{"--robots", cmdDemo, "--ua", cmdCrawler,
+			"/private/report.html", "/private/press/release.html", "/pub/..%2Fprivate/report.html", "//private/x", "/private%2Fx", "/index.html"}, 1},
 		{"demo-browser", []string{"--robots", cmdDemo, "--ua", cmdChrome, "/private/report.html"}, 0},
 		{"demo-browser-all", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--wildcard", "all", "/private/report.html"}, 1},
-		{"demo-no-ua", []string{"--robots", cmdDemo, "--ua", "", "/private/report.html", "*"}, 1},
+		{"demo-no-ua", []string{"--robots", cmdDemo, "--ua", "", "/private/report.html", "*"}, 0},
+		{"demo-no-ua-automated", []string{"--robots", cmdDemo, "--ua", "", "--wildcard", "automated", "/private/report.html", "*"}, 1},
 		{"demo-no-ua-none", []string{"--robots", cmdDemo, "--ua", "", "--wildcard", "none", "/private/report.html"}, 0},
 		{"shop-googlebot", []string{"--robots", cmdShop, "--ua", cmdGooglebot,
 			"/checkout/pay", "/drafts/a", "/internal/x", "/internal/press/y", "/fish", "/cart"}, 1},
@@ -44,6 +55,14 @@ func TestCheckGolden(t *testing.T) {
 			"/catalog/shoes", "/catalog/shoes?color=red", "/search/q", "/data.json", "/data.json?v=2", "/account/help", "https://shop.example/account/orders"}, 1},
 		{"shop-bingbot", []string{"--robots", cmdShop, "--ua", "bingbot/2.0", "/cart", "/checkout/pay"}, 0},
 		{"shop-allow-listed", []string{"--robots", cmdShop, "--ua", "GPTBot", "--allow-agents", "gptbot", "/cart"}, 0},
+		// AI usage preferences (draft-ietf-aipref-attach-05): the named
+		// group's for a named crawler (two rules of one path combine),
+		// none where that group has none; the "*" group's for everyone
+		// else, browsers included, but none for a path it disallows.
+		{"aipref-gptbot", []string{"--robots", cmdAIPref, "--ua", cmdGPTBot, "/blog/post", "/open/x", "/drafts/a", "/robots.txt"}, 1},
+		{"aipref-googlebot", []string{"--robots", cmdAIPref, "--ua", cmdGooglebot, "/blog/post"}, 0},
+		{"aipref-crawler", []string{"--robots", cmdAIPref, "--ua", cmdCrawler, "/blog/post", "/open/x", "/about", "/private/x"}, 1},
+		{"aipref-browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "/blog/post", "/private/x"}, 0},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {
@@ -90,6 +109,13 @@ func TestCheckUsage(t *testing.T) {
 		{"missing file", []string{"--robots", "testdata/commands/missing.txt", "--ua", "GPTBot", "/"}, "no such file"},
 		{"directory", []string{"--robots", "testdata/commands", "--ua", "GPTBot", "/"}, "is a directory"},
 		{"url without host", []string{"--robots", "http:///robots.txt", "--ua", "GPTBot", "/"}, "no host"},
+		{"target the server refuses", []string{"--robots", cmdDemo, "--ua", "GPTBot", "/a%zz"}, "400 Bad Request"},
+		{"bad ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2", "/"}, "--ip"},
+		{"bad forged", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--forged", "allow", "/"}, "--forged"},
+		{"forged without ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--forged", "deny", "/"}, "--forged: verifies a claim"},
+		{"ranges without ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip-ranges", "GPTBot=" + cmdRanges, "/"}, "give --ip"},
+		{"bad ranges", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--ip-ranges", "GPTBot", "/"}, "--ip-ranges"},
+		{"bad resolver", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--resolver", "dns.example", "/"}, "--resolver"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +189,10 @@ func TestCheckURL(t *testing.T) {
 		access         string
 	}{
 		{"available, named", "/ok/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
-		{"available, wildcard", "/ok/robots.txt", "curl/8.5.0", nil, 1, "deny", "wildcard_group", "available"},
+		{"available, wildcard", "/ok/robots.txt", "ExampleCrawler/1.0", nil, 1, "deny", "wildcard_group", "available"},
+		{"available, a tool passes", "/ok/robots.txt", "curl/8.5.0", nil, 0, "allow", "not_automated", "available"},
+		{"500: unreachable, a tool passes", "/error/robots.txt", "curl/8.5.0", nil, 0, "allow", "not_automated", "unreachable"},
+		{"500: unreachable, --wildcard automated binds a tool", "/error/robots.txt", "curl/8.5.0", []string{"--wildcard", "automated"}, 1, "deny", "unreachable", "unreachable"},
 		{"redirected", "/moved/robots.txt", "GPTBot", nil, 1, "deny", "named_group", "available"},
 		{"404: unavailable, all allowed", "/missing/robots.txt", "GPTBot", nil, 0, "allow", "unavailable", "unavailable"},
 		{"500: unreachable, crawler denied", "/error/robots.txt", "GPTBot", nil, 1, "deny", "unreachable", "unreachable"},
@@ -204,4 +233,43 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("check on a closed port: status %d, error %v, output %q; want %d and an error", status, err, out, exitUsage)
 		}
 	})
+}
+
+// TestCheckTexts checks that every reason, and every sign the classifier
+// reports, has a sentence of its own in the text output, so that a reason
+// or a sign added to enforce shows here as a failure, not as a bare name.
+func TestCheckTexts(t *testing.T) {
+	snap := &enforce.Snapshot{Access: enforce.AccessAvailable}
+	seen := map[string]enforce.Reason{}
+	for r := range enforce.Reason(enforce.NumReasons) {
+		dec := enforce.Decision{Reason: r, Token: "GPTBot", Snapshot: snap,
+			Classification: enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedCatalogue}}
+		text := checkReasonText(&dec, enforce.Policy{}, "")
+		if text == r.String() || len(text) < 15 {
+			t.Errorf("checkReasonText(%s) = %q, want a sentence", r, text)
+		}
+		if prev, dup := seen[text]; dup {
+			t.Errorf("checkReasonText(%s) = checkReasonText(%s) = %q", r, prev, text)
+		}
+		seen[text] = r
+	}
+	signs := []struct {
+		c    enforce.Classification
+		want string // in the text
+	}{
+		{enforce.Classification{Class: enforce.ClassBrowser}, "browser: "},
+		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedNoUserAgent}, "automated, not a crawler: no User-Agent"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedCatalogue, Token: "GPTBot", Category: enforce.CategoryAI}, "crawler: the catalogue lists GPTBot among AI"},
+		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedCatalogue, Token: "curl", Category: enforce.CategoryTool}, "automated, not a crawler: the catalogue lists curl among HTTP"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedKeyword, Token: "MJ12bot"}, "crawler: the word MJ12bot names a crawler"},
+		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedKeyword, Token: "UptimeBot"}, "automated, not a crawler: the word UptimeBot names a monitor"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedParser}, "crawler: github.com/mssola/useragent"},
+		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedShape}, "automated, not a crawler: the header is not shaped like a browser's"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedLink}, "crawler: the header gives a URL"},
+	}
+	for _, s := range signs {
+		if got := checkClassText(s.c); !strings.HasPrefix(got, s.want) && !strings.Contains(got, s.want) {
+			t.Errorf("checkClassText(%s, %s) = %q, want %q in it", s.c.Class, s.c.Automation, got, s.want)
+		}
+	}
 }

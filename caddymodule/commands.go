@@ -17,25 +17,32 @@ func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "robots",
 		Usage: "<command> [flags] <args>",
-		Short: "Checks requests against a robots.txt, lints robots.txt files, audits crawler compliance",
+		Short: "Checks requests against a robots.txt, verifies crawlers' addresses, lints robots.txt files, audits crawler compliance",
 		Long: `
 Tools for the robots.txt files that the robots_enforce handler holds
 crawlers to. They make their decisions with the same code as the handler.
 
-  caddy robots check   says whether a User-Agent may fetch each of some
-                       targets, and which group, rule and line decide
+  caddy robots check   says whether a User-Agent (and, with --ip, a client
+                       address) may fetch each of some targets, and which
+                       class, group, rule and line decide, and which AI
+                       usage preference applies
+  caddy robots verify  says whether IP addresses are the crawler whose
+                       product token they claim, and by which method
   caddy robots lint    reports what the parser could not use, and rules
                        and groups that do not work as they read
   caddy robots audit   reports, from the handler's compliance records,
                        which crawlers ignore robots.txt
 
-Exit status: 0 when every target is allowed (check), the file has no error
-(lint) or the report was written (audit); 1 when a target is disallowed or
-the file has errors; 2 on a usage error or input that cannot be read.`,
+Exit status: 0 when every target is allowed (check), every address is
+verified (verify), the file has no error (lint) or the report was written
+(audit); 1 when a target is disallowed, an address is forged or
+unverified, or the file has errors; 2 on a usage error, input that cannot
+be read, or an answer that did not come in time.`,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.SetFlagErrorFunc(robotsFlagError)
 			cmd.RunE = robotsUnknownCommand
 			cmd.AddCommand(newCheckCommand())
+			cmd.AddCommand(newVerifyCommand())
 			cmd.AddCommand(newLintCommand())
 			cmd.AddCommand(newAuditCommand())
 		},
@@ -44,13 +51,15 @@ the file has errors; 2 on a usage error or input that cannot be read.`,
 
 // Exit statuses of the robots commands.
 const (
-	// exitOK: every target is allowed (check), no error was found (lint).
+	// exitOK: every target is allowed (check), every address is verified
+	// (verify), no error was found (lint).
 	exitOK = 0
-	// exitFindings: a target is disallowed (check), the file has an error
-	// (lint). The output says which.
+	// exitFindings: a target is disallowed (check), an address is forged
+	// or unverified (verify), the file has an error (lint). The output
+	// says which.
 	exitFindings = 1
-	// exitUsage: the flags or arguments are wrong, or the input could not
-	// be read.
+	// exitUsage: the flags or arguments are wrong, the input could not be
+	// read, or an answer did not come in time (a pending verification).
 	exitUsage = 2
 )
 

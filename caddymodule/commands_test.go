@@ -33,8 +33,9 @@ var cmdSubcommands = map[string]struct {
 	cobra func() *cobra.Command
 	run   robotsCommandFunc
 }{
-	"check": {newCheckCommand, runCheck},
-	"lint":  {newLintCommand, runLint},
+	"check":  {newCheckCommand, runCheck},
+	"verify": {newVerifyCommand, runVerify},
+	"lint":   {newLintCommand, runLint},
 }
 
 // cmdRun runs "caddy robots <args>" in the process, as the cobra command
@@ -142,6 +143,7 @@ func TestRobotsCommandsBinary(t *testing.T) {
 		t.Fatalf("go build ../cmd/caddy: %v\n%s", err, out)
 	}
 	demo := filepath.Join("..", "testdata", "demo", "robots.txt")
+	ranges := filepath.Join("testdata", "commands", "ranges.json")
 	tests := []struct {
 		args   []string
 		status int
@@ -157,6 +159,14 @@ func TestRobotsCommandsBinary(t *testing.T) {
 		{[]string{"lint", filepath.Join("testdata", "commands", "broken.txt")}, 1, "broken.txt:2: error:", ""},
 		{[]string{"lint", "--json", filepath.Join("testdata", "commands", "blockall.txt")}, 0, `"code": "disallow-all"`, ""},
 		{[]string{"no-such-command"}, 2, "", "unknown command"},
+		{nil, 0, "caddy robots verify", ""},
+		{[]string{"verify", "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + ranges, "GPTBot", "192.0.2.40"}, 0,
+			"192.0.2.40: verified by ip_ranges", ""},
+		{[]string{"verify", "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + ranges, "GPTBot", "192.0.2.40", "198.51.100.7"}, 1,
+			"198.51.100.7: forged (ip_ranges)", ""},
+		{[]string{"verify", "GPTBot"}, 2, "", "no address"},
+		{[]string{"check", "--robots", demo, "--ua", "GPTBot", "--ip", "198.51.100.7", "--verify-builtin", "off",
+			"--ip-ranges", "GPTBot=" + ranges, "/blog/post.html"}, 0, "identity: forged (ip_ranges)", ""},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(bin, append([]string{"robots"}, tt.args...)...)

@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // AIPREF usage preferences (draft-ietf-aipref-attach-05, with the
@@ -25,21 +26,31 @@ const contentUsageHeader = "Content-Usage"
 // none applies. Sites whose robots.txt has no Content-Usage rule pay a
 // nil check.
 func (h *Handler) usageFor(snap *enforce.Snapshot, dec *enforce.Decision) string {
-	if h.ContentUsage == "off" || !dec.Allowed || dec.Path == "" || snap.Robots == nil {
+	if h.ContentUsage == "off" {
 		return ""
+	}
+	return usageOf(snap, dec).String()
+}
+
+// usageOf returns the usage preference that applies to an allowed
+// request, with the rules that stated it (for caddy robots check); the
+// zero Usage when none does.
+func usageOf(snap *enforce.Snapshot, dec *enforce.Decision) rules.Usage {
+	if !dec.Allowed || dec.Path == "" || snap.Robots == nil {
+		return rules.Usage{}
 	}
 	g := dec.Group
 	if !dec.Named {
 		g = snap.Robots.Wildcard()
 	}
 	if g == nil || !g.HasUsage() {
-		return ""
+		return rules.Usage{}
 	}
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
 	if !dec.Named && dec.Group != g && !g.DecideCanonical(path).Allowed {
-		return "" // attach-05 §3.1: no preference for a path the group disallows
+		return rules.Usage{} // attach-05 §3.1: no preference for a path the group disallows
 	}
-	return g.UsageCanonical(path).String()
+	return g.UsageCanonical(path)
 }
 
 // usageWriter adds the Content-Usage field to a response as its status is

@@ -128,26 +128,15 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	log := h.logger.Named("verify")
 	m := h.metrics
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
-		vc := verify.Config{
-			ReverseDNS:          cfg.ReverseDNS,
-			WebBotAuth:          cfg.WebBotAuth != "off",
-			NoBuiltinLists:      cfg.Builtin == "off",
-			NoBuiltinReverseDNS: cfg.Builtin == "off",
-			OnEvent: func(ev verify.Event) {
-				if ev.Kind == verify.EventDNSLookup {
-					m.dnsLookups.WithLabelValues(ev.Result).Inc()
-				}
-			},
-			OnError: func(err error) { log.Warn("crawler verification", zap.Error(err)) },
+		vc := cfg.verifyConfig()
+		vc.OnEvent = func(ev verify.Event) {
+			if ev.Kind == verify.EventDNSLookup {
+				m.dnsLookups.WithLabelValues(ev.Result).Inc()
+			}
 		}
+		vc.OnError = func(err error) { log.Warn("crawler verification", zap.Error(err)) }
 		if storage != nil {
 			vc.Storage = storage
-		}
-		for _, r := range cfg.IPRanges {
-			vc.RangeOverrides = append(vc.RangeOverrides, verify.RangeOverride{Token: r.Token, Source: r.Source})
-		}
-		if cfg.Resolver != "" {
-			vc.Resolver = verify.NewResolver(cfg.Resolver)
 		}
 		ver, err := verify.New(vc)
 		if err != nil {
@@ -171,27 +160,13 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 // clients that claim no token the verifier knows cost a lookup in a small
 // table.
 func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce.Request, rd *enforce.Readings, dec *enforce.Decision) verify.Result {
-	if h.verifier == nil || dec.Token == "" || !dec.Bound {
+	if h.verifier == nil || !claimToVerify(dec) {
 		return verify.Result{}
 	}
 	h.verifier.start()
 	addr, _ := netip.ParseAddr(clientIP(r))
 	res := h.verifier.v.Verify(dec.Token, addr, r)
 	h.metrics.countClaim(res)
-	forged := res.Outcome == verify.Forged
-	switch {
-	case forged && h.forgedPolicy == "deny":
-		dec.Allowed, dec.Reason, dec.Reading = false, enforce.ReasonForged, enforce.AsSent
-	case forged && h.forgedPolicy == "ignore":
-	case (forged || res.Outcome == verify.Pending && (h.pendingWildcard || res.Limited)) && dec.Named:
-		// A pending claim is judged as made (a real crawler is never
-		// refused while DNS answers), unless no answer is on its way: a
-		// flood of claims from new addresses, past the lookup budget,
-		// must not buy the crawler's rights.
-		// Judged as the crawler it still says it is, without the token
-		// it could not prove.
-		req.Forged = dec.Token
-		h.decider.DecideInto(dec, snap, req, rd)
-	}
+	identityPolicy{forged: h.forgedPolicy, pendingWildcard: h.pendingWildcard}.apply(h.decider, res, snap, req, rd, dec)
 	return res
 }
