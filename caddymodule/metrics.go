@@ -26,6 +26,10 @@ type metrics struct {
 	dnsLookups *prometheus.CounterVec // result
 	// gauges are read from the live states and verifiers when scraped.
 	gauges *stateGauges
+	// claimSeries are claims' series, by outcome and method, resolved
+	// once: a label lookup per claimed crawler's request would cost more
+	// than the verification itself.
+	claimSeries [5][4]prometheus.Counter
 }
 
 // metricsName names the collectors in the usage pool of states: they are
@@ -69,7 +73,7 @@ func newMetrics(reg *prometheus.Registry) (*metrics, error) {
 
 // newCollectors makes the collectors, registered nowhere.
 func newCollectors() *metrics {
-	return &metrics{
+	m := &metrics{
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "decisions_total",
 			Help: "Requests decided, by verdict (allow, deny), mode (enforce, log) and agent (a token of the crawler catalogue, or _other).",
@@ -92,6 +96,8 @@ func newCollectors() *metrics {
 		}, []string{"result"}),
 		gauges: newStateGauges(),
 	}
+	m.resolveClaimSeries()
+	return m
 }
 
 // registerIn registers the collectors in reg. Collectors already there
@@ -149,9 +155,28 @@ func (m *metrics) countDenial(mode string, c enforce.Compliance) {
 
 // countClaim counts a crawler's claim by its outcome and method.
 func (m *metrics) countClaim(res verify.Result) {
-	method := res.Method.String()
-	if method == "" {
-		method = "none"
+	if int(res.Outcome) < len(m.claimSeries) && int(res.Method) < len(m.claimSeries[0]) {
+		if c := m.claimSeries[res.Outcome][res.Method]; c != nil {
+			c.Inc()
+			return
+		}
 	}
-	m.claims.WithLabelValues(res.Outcome.String(), method).Inc()
+	m.claims.WithLabelValues(res.Outcome.String(), claimMethod(res.Method)).Inc()
+}
+
+// claimMethod is a method's label: its name, or "none".
+func claimMethod(m verify.Method) string {
+	if name := m.String(); name != "" {
+		return name
+	}
+	return "none"
+}
+
+// resolveClaimSeries fills claimSeries, for the outcomes a claim can have.
+func (m *metrics) resolveClaimSeries() {
+	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending} {
+		for _, meth := range []verify.Method{verify.NoMethod, verify.IPRanges, verify.ReverseDNS, verify.WebBotAuth} {
+			m.claimSeries[o][meth] = m.claims.WithLabelValues(o.String(), claimMethod(meth))
+		}
+	}
 }

@@ -118,8 +118,10 @@ site() {
 			Disallow: /private/
 			Disallow: /search
 			ROBOTS
-	}
 EOF
+		# GPTBot is verified, as a real one would be: offline, against a
+		# range list of loopback addresses.
+		printf '\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot %s\n\t\t}\n\t}\n' "$work/gptbot.json"
 	fi
 	case $SITE in
 	respond) printf '\trespond "ok"\n' ;;
@@ -128,6 +130,8 @@ EOF
 	esac
 	printf '}\n'
 }
+
+printf '{"creationTime": "2026-11-23T00:00:00", "prefixes": [{"ipv4Prefix": "127.0.0.0/8"}]}\n' >"$work/gptbot.json"
 
 if [[ $SITE == reverse_proxy ]]; then
 	printf '{\n\tadmin off\n\tpersist_config off\n}\nhttp://:%s {\n\tbind 127.0.0.1\n\trespond "ok"\n}\n' \
