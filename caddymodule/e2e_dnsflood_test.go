@@ -1,9 +1,11 @@
 package caddymodule
 
 import (
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,10 @@ import (
 
 	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
+
+// The -flood-requests flag sets how many forged claims TestE2EForgedClaimFlood
+// sends: a few thousand in CI, 100,000 by hand for the README's figures.
+var floodRequests = flag.Int("flood-requests", 3000, "forged claims TestE2EForgedClaimFlood sends")
 
 // e2eDNS is a DNS server on loopback that answers every PTR question with
 // a name under none of the crawlers' domains, and counts the questions.
@@ -76,7 +82,10 @@ http://:<PORT0> {
 	respond "page {path}"
 }
 `, map[string]string{"<DNS>": d.addr})
-	const requests, workers = 3000, 8
+	requests, workers := *floodRequests, 8
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var passed, failed atomic.Int64
@@ -104,6 +113,9 @@ http://:<PORT0> {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	budget := int64(verify.DefaultDNSBurst) + int64(verify.DefaultDNSRate*elapsed.Seconds()+1)
 	// Each lookup asks one PTR question; a confirmed name would ask for
 	// its addresses too, and none is confirmed here.
@@ -118,6 +130,7 @@ http://:<PORT0> {
 	if q := d.queries.Load(); q > budget {
 		t.Errorf("%d forged claims in %v made %d DNS questions, want at most %d (the rate limit's burst and rate)", requests, elapsed, q, budget)
 	}
-	t.Logf("%d forged claims in %v: %d DNS questions (budget %d), %d passed, %d transport errors",
-		requests, elapsed.Round(time.Millisecond), d.queries.Load(), budget, passed.Load(), failed.Load())
+	t.Logf("%d forged claims in %v: %d DNS questions (budget %d), %d passed, %d transport errors, heap in use %+.1f MiB",
+		requests, elapsed.Round(time.Millisecond), d.queries.Load(), budget, passed.Load(), failed.Load(),
+		(float64(after.HeapInuse)-float64(before.HeapInuse))/(1<<20))
 }

@@ -147,7 +147,7 @@ func TestE2EUpstreamOutcomes(t *testing.T) {
 	}
 	up := e2eNewUpstream(t, routes)
 	c := e2eStart(t, 1, e2eProxySite, map[string]string{
-		"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "fetch_timeout 300ms\n\t\tbody denied",
+		"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "fetch_timeout 1500ms\n\t\tbody denied", // slow.test takes 3s
 	})
 
 	for _, tc := range []struct {
