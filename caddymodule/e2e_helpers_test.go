@@ -208,29 +208,18 @@ type e2eResponse struct {
 
 // get sends GET path to the i-th port, with Host host when not empty and
 // User-Agent ua (none when empty), and fails the test on a transport error.
+// A request a reload dropped with its new connection (see
+// e2eRequestError.dropped) is sent again once, as a client would: Caddy
+// drops some after any reload, with or without robots_enforce.
 func (c *e2eCaddy) get(i int, host, path, ua string) e2eResponse {
 	c.t.Helper()
-	resp, err := c.try(i, host, path, ua)
-	if err != nil {
-		c.t.Fatalf("GET %s (Host %q, User-Agent %q): %v", path, host, ua, err)
-	}
-	return resp
+	return c.getWith(i, host, path, ua, nil)
 }
 
-// getAcrossReload is get for a request that may meet a reload: sent again
-// once when the reload dropped it with its connection (see
-// e2eRequestError.dropped), as a client would.
+// getAcrossReload is get, named for the requests that meet a reload.
 func (c *e2eCaddy) getAcrossReload(i int, host, path, ua string) e2eResponse {
 	c.t.Helper()
-	resp, err := c.try(i, host, path, ua)
-	if rerr := (*e2eRequestError)(nil); errors.As(err, &rerr) && rerr.dropped() {
-		c.t.Logf("GET %s (Host %q): %v; sending it again", path, host, err)
-		resp, err = c.try(i, host, path, ua)
-	}
-	if err != nil {
-		c.t.Fatalf("GET %s (Host %q, User-Agent %q): %v", path, host, ua, err)
-	}
-	return resp
+	return c.getWith(i, host, path, ua, nil)
 }
 
 // try is get without failing the test.
@@ -248,6 +237,12 @@ func (c *e2eCaddy) tryWithin(d time.Duration, i int, host, path, ua string) (e2e
 func (c *e2eCaddy) getWith(i int, host, path, ua string, header http.Header) e2eResponse {
 	c.t.Helper()
 	resp, err := c.send(e2eTimeout, i, host, path, ua, header)
+	if rerr := (*e2eRequestError)(nil); errors.As(err, &rerr) && rerr.dropped() {
+		// A reload dropped it with its new connection (see
+		// e2eRequestError.dropped): sent again once, as a client would.
+		c.t.Logf("GET %s (Host %q): %v; sending it again", path, host, err)
+		resp, err = c.send(e2eTimeout, i, host, path, ua, header)
+	}
 	if err != nil {
 		c.t.Fatalf("GET %s (Host %q, %v): %v", path, host, header, err)
 	}
