@@ -149,7 +149,7 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	}
 	h.verifier, h.verifierName = v.(*sharedVerifier), key
 	h.metrics.addVerifier(h.verifier.v)
-	h.forgedPolicy, h.pendingWildcard = cfg.Forged, cfg.Pending == "wildcard"
+	h.identityPolicy = identityPolicy{forged: cfg.Forged, pendingWildcard: cfg.Pending == "wildcard"}
 	return nil
 }
 
@@ -167,6 +167,6 @@ func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce
 	addr, _ := netip.ParseAddr(clientIP(r))
 	res := h.verifier.v.Verify(dec.Token, addr, r)
 	h.metrics.countClaim(res)
-	identityPolicy{forged: h.forgedPolicy, pendingWildcard: h.pendingWildcard}.apply(h.decider, res, snap, req, rd, dec)
+	h.identityPolicy.apply(h.decider, res, snap, req, rd, dec)
 	return res
 }

@@ -62,15 +62,6 @@ func releaseMetrics() { _, _ = states.Delete(metricsName) }
 // Destruct implements caddy.Destructor: collectors hold no resources.
 func (m *metrics) Destruct() error { return nil }
 
-// newMetrics returns new collectors registered in reg (nil: none).
-func newMetrics(reg *prometheus.Registry) (*metrics, error) {
-	m := newCollectors()
-	if reg == nil {
-		return m, nil
-	}
-	return m, m.registerIn(reg)
-}
-
 // newCollectors makes the collectors, registered nowhere.
 func newCollectors() *metrics {
 	m := &metrics{

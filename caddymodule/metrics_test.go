@@ -252,3 +252,12 @@ func TestCountingFetcher(t *testing.T) {
 		"outcome=error": 1,
 	})
 }
+
+// newMetrics returns new collectors registered in reg (nil: none).
+func newMetrics(reg *prometheus.Registry) (*metrics, error) {
+	m := newCollectors()
+	if reg == nil {
+		return m, nil
+	}
+	return m, m.registerIn(reg)
+}

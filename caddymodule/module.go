@@ -152,10 +152,9 @@ type Handler struct {
 	fixed       string // the host key of a url, file or inline source
 	// verifier checks crawlers' claims (nil when verification is off);
 	// verifierName is its key in states.
-	verifier        *sharedVerifier
-	verifierName    string
-	forgedPolicy    string // Verify.Forged
-	pendingWildcard bool   // Verify.Pending == "wildcard"
+	verifier       *sharedVerifier
+	verifierName   string
+	identityPolicy identityPolicy // what a claim's outcome does (Verify.Forged, Verify.Pending)
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with

@@ -100,7 +100,7 @@ func (p *persister) restore(st *sharedState) {
 			return b, err == nil
 		}, now)
 	}
-	st.fetchers.Restore(saved.Served, now)
+	st.served.Restore(saved.Served, now)
 	p.savedStore, p.savedServed = st.changes()
 	p.log().Info("robots.txt state restored", zap.String("key", p.stateKey()), zap.Int("sites", sites),
 		zap.Int("served", len(saved.Served)), zap.Time("saved_at", saved.SavedAt))
@@ -176,7 +176,7 @@ func (p *persister) save(st *sharedState) {
 	if storeChanges == p.savedStore && servedChanges == p.savedServed {
 		return
 	}
-	saved := enforce.SavedState{Format: enforce.SavedFormat, SavedAt: time.Now(), Served: st.fetchers.Save()}
+	saved := enforce.SavedState{Format: enforce.SavedFormat, SavedAt: time.Now(), Served: st.served.Save()}
 	if st.store != nil {
 		saved.Sites = st.store.Save()
 	}

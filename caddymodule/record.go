@@ -45,7 +45,7 @@ func (h *Handler) record(r *http.Request, site string, sent *sentRequest, req *e
 	if site == "" && h.sites == nil {
 		site = siteOfRequest(r)
 	}
-	served, link := h.state.fetchers.Lookup(site, dec.Token, ip, now)
+	served, link := h.state.served.Lookup(site, dec.Token, ip, now)
 	ev := h.decider.Assess(dec, req, served, link, now)
 	if !dec.Allowed {
 		h.metrics.countDenial(h.Mode, ev.Compliance)

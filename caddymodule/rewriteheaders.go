@@ -21,8 +21,8 @@ var rewriteHeaders = [...]string{"X-Original-Url", "X-Rewrite-Url", "X-Forwarded
 
 // judgeRewriteHeaders turns dec, an allowed decision about a client the
 // rules bind, into a denial when a rewrite header of r leads to a target
-// the same robots.txt disallows. It reports whether it did.
-func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enforce.Snapshot, req *enforce.Request, dec *enforce.Decision) bool {
+// the same robots.txt disallows.
+func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enforce.Snapshot, req *enforce.Request, dec *enforce.Decision) {
 	for _, name := range rewriteHeaders {
 		values, ok := r.Header[name]
 		if !ok {
@@ -38,11 +38,10 @@ func (h *Handler) judgeRewriteHeaders(r *http.Request, target string, snap *enfo
 				path := dec.Path
 				*dec = alternative
 				dec.Path, dec.Reading = path, enforce.RewriteHeader
-				return true
+				return
 			}
 		}
 	}
-	return false
 }
 
 // rewrittenTarget returns the target an origin honouring the header name

@@ -47,7 +47,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 	}
 	now := time.Now()
 	tokens, ip := servedTokens(userAgent(r.Header)), clientIP(r)
-	h.state.fetchers.Note(key, tokens, ip, version, now)
+	h.state.served.Note(key, tokens, ip, version, now)
 	h.recordServed(r, key, tokens, ip, version, tee.status)
 	if h.state.store != nil && h.sites != nil && version != enforce.VersionUnavailable {
 		h.state.store.Hint(key, version)
@@ -163,7 +163,7 @@ func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request) error {
 	}
 	if status == http.StatusOK || status == http.StatusNotModified || status == http.StatusPartialContent || status == http.StatusNotFound {
 		site, tokens, ip := siteOfRequest(r), servedTokens(userAgent(r.Header)), clientIP(r)
-		h.state.fetchers.Note(site, tokens, ip, version, time.Now())
+		h.state.served.Note(site, tokens, ip, version, time.Now())
 		h.recordServed(r, site, tokens, ip, version, status)
 	}
 	return nil

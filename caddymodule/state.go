@@ -30,7 +30,7 @@ var states = caddy.NewUsagePool()
 type sharedState struct {
 	source    enforce.Source
 	store     *enforce.Store  // source, when it is a Store (upstream and url sources)
-	fetchers  *enforce.Served // who was served which robots.txt
+	served    *enforce.Served // who was served which robots.txt
 	transport *http.Transport // closes its idle connections with the state
 	// logger is the newest handler's, which the source's change reports
 	// (StoreConfig.OnChange) are written to.
@@ -44,7 +44,7 @@ func (s *sharedState) changes() (store, served int64) {
 	if s.store != nil {
 		store = s.store.Changes()
 	}
-	return store, s.fetchers.Changes()
+	return store, s.served.Changes()
 }
 
 // log returns the logger of the newest handler using the state.
@@ -103,7 +103,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 		return nil, err
 	}
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
-		st := &sharedState{fetchers: enforce.NewServed(0)}
+		st := &sharedState{served: enforce.NewServed(0)}
 		st.logger.Store(h.logger)
 		if storage != nil {
 			st.persist = newPersister(storage, key, st.log)

@@ -65,7 +65,7 @@ func TestDecide(t *testing.T) {
 		{"both groups: only GPTBot's disallows", bots, uaBoth, "/a", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
 		{"both groups: only Googlebot's disallows", bots, uaBoth, "/b", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
 		{"both groups: allowed by both", bots, uaBoth, "/c", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
-		{"both groups: disallowed by both", bots, uaBoth, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
+		{"both groups: one allows what the other disallows", bots, uaBoth, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
 		{"a browser is not bound by *", bots, uaChrome, "/private/x", true, ReasonNotAutomated, "", 0, AsSent},
 		{"policy all binds browsers", all, uaChrome, "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
 		{"curl is not a crawler", bots, uaCurl, "/private/x", true, ReasonNotAutomated, "curl", 0, AsSent},
