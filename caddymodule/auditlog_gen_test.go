@@ -17,7 +17,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile" // the caddyfile adapter
 	_ "github.com/caddyserver/caddy/v2/modules/standard"      // file_server, log writers and encoders
 
-	"github.com/robotsenforce/caddy-robots-enforce/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // The -update-auditlog flag runs TestAuditLogGenerate, which writes

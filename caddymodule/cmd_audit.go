@@ -11,7 +11,7 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/robotsenforce/caddy-robots-enforce/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // auditUsage is the command's usage line; it names every flag.

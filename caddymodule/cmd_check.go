@@ -14,9 +14,9 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // newCheckCommand returns "caddy robots check".

@@ -7,9 +7,9 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // checkResult is the result of one target: the decision, with what the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // User-Agent headers of the check tests.

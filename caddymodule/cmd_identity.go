@@ -16,8 +16,8 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // Crawler verification for "caddy robots check --ip" and "caddy robots

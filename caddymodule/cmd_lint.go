@@ -15,8 +15,8 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/lint"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/lint"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 

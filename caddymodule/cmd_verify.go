@@ -12,7 +12,7 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // newVerifyCommand returns "caddy robots verify".

@@ -13,7 +13,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // The -flood-requests flag sets how many forged claims TestE2EForgedClaimFlood

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // e2eLifted is e2eRobots once the site lifts GPTBot's ban.

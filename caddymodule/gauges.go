@@ -6,8 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // stateGauges are the gauges read, when scraped, from the robots.txt

@@ -13,9 +13,9 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
 )
 
 // Verify configures crawler identity verification: whether a client that

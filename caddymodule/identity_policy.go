@@ -1,8 +1,8 @@
 package caddymodule
 
 import (
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // What the handler and "caddy robots check" and "verify" share about

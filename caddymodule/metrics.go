@@ -9,8 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // metrics are the handler's Prometheus collectors, on Caddy's registry.

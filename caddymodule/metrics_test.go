@@ -11,7 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 const (

@@ -23,7 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 func init() {

@@ -3,7 +3,7 @@ package caddymodule
 import (
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // Placeholder names; see Handler.

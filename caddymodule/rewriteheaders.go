@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // rewriteHeaders are request headers some origins serve instead of the

@@ -13,7 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // upstreamFetcher fetches a site's own robots.txt through the rest of the

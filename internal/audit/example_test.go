@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/robotsenforce/caddy-robots-enforce/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // A log holds compliance records among other entries. GPTBot fetched

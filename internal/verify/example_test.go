@@ -8,7 +8,7 @@ import (
 
 	"github.com/caddyserver/certmagic"
 
-	"github.com/robotsenforce/caddy-robots-enforce/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // Caddy's storage can keep the range lists' last good copies.
@@ -21,7 +21,7 @@ func Example() {
 		NoBuiltinLists:      true,
 		NoBuiltinReverseDNS: true,
 		RangeOverrides: []verify.RangeOverride{
-			{Token: "ExampleBot", Source: "../testdata/verify/ranges-synthetic.json"},
+			{Token: "ExampleBot", Source: "../../testdata/verify/ranges-synthetic.json"},
 		},
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ type labelled struct {
 // loadLabelled reads every set of testdata/useragents (see its README).
 func loadLabelled(t testing.TB) []labelled {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "useragents", "*.tsv"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "useragents", "*.tsv"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no labelled sets in ../testdata/useragents: %v", err)
 	}

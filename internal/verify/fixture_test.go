@@ -9,7 +9,7 @@ import (
 // TestFixtureRangeList parses the synthetic list under testdata/verify and
 // uses it as an operator's file for a token.
 func TestFixtureRangeList(t *testing.T) {
-	const path = "../testdata/verify/ranges-synthetic.json"
+	const path = "../../testdata/verify/ranges-synthetic.json"
 	body, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestFixtureRangeList(t *testing.T) {
 }
 
 func TestFixtureDirectory(t *testing.T) {
-	body, err := os.ReadFile("../testdata/verify/directory-rfc9421-test-key.json")
+	body, err := os.ReadFile("../../testdata/verify/directory-rfc9421-test-key.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ var benchTargets = []string{
 // of the target and matching each), per corpus file. Target: median ≤ 400 ns
 // and 0 allocs/op.
 func BenchmarkDecision(b *testing.B) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "robots", "*.txt"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "robots", "*.txt"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no robots.txt files in ../testdata/robots: %v", err)
 	}

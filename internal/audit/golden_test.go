@@ -15,7 +15,7 @@ import (
 // with testdata/audit/golden; -update rewrites the golden files.
 var update = flag.Bool("update", false, "rewrite ../testdata/audit/golden from the outputs")
 
-const testdataDir = "../testdata/audit"
+const testdataDir = "../../testdata/audit"
 
 // readLog reads a file of testdata/audit, named in reports by its base
 // name, so that the outputs do not depend on where the tests run.
