@@ -1,0 +1,138 @@
+// Package record declares the schema of the handler's log lines: the
+// compliance record written for each judged request, and the line written
+// for each robots.txt served. The handler writes them, "caddy robots check
+// --json" prints the same fields, and the audit reads them back: all three
+// take the names from here, so that a field cannot be spelt two ways.
+//
+// The package has no dependencies. A record is a JSON object (zap's JSON
+// encoder, one object a line); fields may be added in later versions, and
+// none changes meaning within one.
+package record
+
+// Version is the version of the schema the handler writes (record_version):
+//   - 1: the decision alone;
+//   - 2: compliance, the versions judged against, what the crawler was
+//     served, the client IP and the site;
+//   - 3: served_link "client" replaces "ip" (a fetch counts for the client
+//     that made it, and for a token only when the client proved it: see
+//     CreditedAgents), the verdicts of both conforming readings
+//     (RFC9309Verdict, GoogleVerdict) on assessed denials.
+const Version = 3
+
+// The logger and messages of the handler's lines.
+const (
+	// Logger is the name of the handler's logger, as Caddy names it.
+	Logger = "http.handlers.robots_enforce"
+	// MsgDecision is the message of a compliance record.
+	MsgDecision = "robots.txt decision"
+	// MsgServed is the message of a robots.txt served to a client.
+	MsgServed = "robots.txt served"
+)
+
+// Fields of zap's JSON encoder, as Caddy configures it.
+const (
+	Level  = "level"
+	TS     = "ts"
+	Name   = "logger"
+	Msg    = "msg"
+	Caller = "caller"
+)
+
+// Fields of both kinds of line.
+const (
+	RecordVersion = "record_version"
+	// Site is the origin whose robots.txt applies ("https://host:port").
+	Site = "site"
+	// Host is the request's Host header.
+	Host = "host"
+	// Method and URI are the request line as the client sent it.
+	Method = "method"
+	URI    = "uri"
+	// UserAgent is the User-Agent header, cut to MaxUserAgent octets.
+	UserAgent = "user_agent"
+	// ClientIP is the client's address after trusted_proxies; RemoteIP the
+	// connection's peer.
+	ClientIP = "client_ip"
+	RemoteIP = "remote_ip"
+	// RobotsHash names the robots.txt version: its content hash, or
+	// "unavailable", "unreachable", "disallow_all".
+	RobotsHash = "robots_hash"
+)
+
+// Fields of a compliance record (MsgDecision).
+const (
+	// Agent is the product token the decision is about.
+	Agent = "agent"
+	// BotClass is "named" when a group names the client, else its class:
+	// "crawler", "automated", "browser".
+	BotClass = "bot_class"
+	// Automation is the sign that made the client automated ("catalogue",
+	// "keyword", "user_agent_too_long", ...), "none" for a browser.
+	Automation = "automation"
+	Verdict    = "verdict" // "allow" or "deny"
+	Mode       = "mode"    // "enforce" or "log"
+	Reason     = "reason"
+	// Reading is the reading of the target that decided: "as_sent",
+	// "cleaned", "decoded", "rewrite_header".
+	Reading   = "reading"
+	GroupLine = "group_line"
+	Rule      = "rule"
+	RuleLine  = "rule_line"
+	// Compliance is "allowed", "violation", "grace" or "protective".
+	Compliance = "compliance"
+	// Grace is true when Compliance is "grace" (version 1 readers).
+	Grace = "grace"
+	// JudgedVersions are the robots.txt versions the compliance was judged
+	// against, each once.
+	JudgedVersions = "judged_versions"
+	// RFC9309Verdict and GoogleVerdict are the verdicts of the request as
+	// sent under every judged version, by this profile's reading (RFC
+	// 9309) and by Google's reference reading: "deny" when every version
+	// disallows it. A violation needs both.
+	RFC9309Verdict = "rfc9309_verdict"
+	GoogleVerdict  = "google_verdict"
+	RobotsSource   = "robots_source"
+	// RobotsFetchedAt is when the robots.txt in force was fetched.
+	RobotsFetchedAt = "robots_fetched_at"
+	// ServedRobots is true when the crawler was served robots.txt within
+	// the grace window (AgentFetchedRobots is its version 1 name); then
+	// ServedAt, ServedHash and ServedLink say which and how.
+	ServedRobots       = "served_robots"
+	AgentFetchedRobots = "agent_fetched_robots"
+	ServedAt           = "served_at"
+	ServedHash         = "served_hash"
+	ServedLink         = "served_link"
+	// ContentUsage is the usage preference sent with the response.
+	ContentUsage = "content_usage"
+	// Identity is the outcome of the claim's verification ("verified",
+	// "forged", "unverified", "pending", "unconfirmed"); IdentityMethod
+	// the method that decided.
+	Identity       = "identity"
+	IdentityMethod = "identity_method"
+)
+
+// Fields of a robots.txt served line (MsgServed).
+const (
+	// Agents are the product tokens of the fetch's User-Agent.
+	Agents = "agents"
+	// CreditedAgents are those the fetch counts for wherever the crawler
+	// asks from: tokens the client was verified as, or that no method can
+	// verify.
+	CreditedAgents = "credited_agents"
+	// HTTPStatus is the status the client was answered with.
+	HTTPStatus = "http_status"
+)
+
+// Values of ServedLink.
+const (
+	// LinkToken: the crawler's product token was served the file by a
+	// client that proved it, or the token has no method of proof.
+	LinkToken = "token"
+	// LinkClient: the same client (address and product token; or address
+	// and User-Agent, for a client with no token) was served the file.
+	LinkClient = "client"
+)
+
+// MaxUserAgent is how much of a User-Agent a line keeps: enough for any
+// real header, not enough for a client to fill the log.
+const MaxUserAgent = 512
