@@ -11,4 +11,6 @@ package robotsenforce
 import (
 	// Registers http.handlers.robots_enforce and its Caddyfile directive.
 	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	// Registers the "caddy robots" commands.
+	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule/robotscmd"
 )

@@ -3,12 +3,8 @@ package caddymodule
 import (
 	"io"
 	"net/http"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
-	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // AIPREF usage preferences (draft-ietf-aipref-attach-05, with the
@@ -21,37 +17,6 @@ import (
 
 // contentUsageHeader is the response header field of a usage preference.
 const contentUsageHeader = "Content-Usage"
-
-// usageFor returns the Content-Usage value for an allowed request, "" when
-// none applies. Sites whose robots.txt has no Content-Usage rule pay a
-// nil check.
-func (h *Handler) usageFor(snap *enforce.Snapshot, dec *enforce.Decision) string {
-	if h.ContentUsage == "off" {
-		return ""
-	}
-	return usageOf(snap, dec).String()
-}
-
-// usageOf returns the usage preference that applies to an allowed
-// request, with the rules that stated it (for caddy robots check); the
-// zero Usage when none does.
-func usageOf(snap *enforce.Snapshot, dec *enforce.Decision) rules.Usage {
-	if !dec.Allowed || dec.Path == "" || snap.Robots == nil {
-		return rules.Usage{}
-	}
-	g := dec.Group
-	if !dec.Named {
-		g = snap.Robots.Wildcard()
-	}
-	if g == nil || !g.HasUsage() {
-		return rules.Usage{}
-	}
-	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
-	if !dec.Named && dec.Group != g && !g.DecideCanonical(path).Allowed {
-		return rules.Usage{} // attach-05 §3.1: no preference for a path the group disallows
-	}
-	return g.UsageCanonical(path)
-}
 
 // usageWriter adds the Content-Usage field to a response as its status is
 // written: in the default mode ("header") only when the origin set none,

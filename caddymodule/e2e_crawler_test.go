@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // The promise of the compliance records, checked with a crawler nobody
@@ -153,7 +155,7 @@ http://:<PORT1> {
 	for port, mode := range []string{"log", "enforce"} {
 		e2eScrapy(t, fmt.Sprintf("http://127.0.0.1:%d/", c.ports[port]), honest, "192.0.2.1", true)
 		recs := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(r e2eRecord) bool {
-			return r.str("msg") == msgDecision && r.str("mode") == mode && r.str("agent") != "RogueBot"
+			return r.str("msg") == record.MsgDecision && r.str("mode") == mode && r.str("agent") != "RogueBot"
 		})
 		counts := map[string]int{}
 		for _, r := range recs {
@@ -171,7 +173,7 @@ http://:<PORT1> {
 	// Obedience off: a violator, which never fetched robots.txt.
 	e2eScrapy(t, fmt.Sprintf("http://127.0.0.1:%d/", c.ports[0]), rogue, "192.0.2.66", false)
 	recs := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(r e2eRecord) bool {
-		return r.str("msg") == msgDecision && r.str("agent") == "RogueBot" && r.str("compliance") == "violation"
+		return r.str("msg") == record.MsgDecision && r.str("agent") == "RogueBot" && r.str("compliance") == "violation"
 	})
 	for _, r := range recs {
 		if r["served_robots"] != false {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 
 	// The handlers the test configurations put around robots_enforce.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
@@ -40,7 +41,7 @@ const (
 	e2eCurl    = "curl/8.5.0"
 	// e2eCrawler is a crawler no group names: the "*" group binds it.
 	e2eCrawler  = "ExampleCrawler/1.0 (+https://crawler.example/about)"
-	e2eInternal = internalUserAgent
+	e2eInternal = enforce.FetchUserAgent
 )
 
 // e2eGlobal is the global options block of every test configuration: no

@@ -169,7 +169,8 @@ http://:<PORT4> {
 
 // e2eRecordFields are the fields of every compliance record, a contract;
 // e2eServedFields those of a record about a crawler that was served
-// robots.txt.
+// robots.txt; e2eAssessedFields those of a denial judged by both readings
+// of the request as sent.
 var (
 	e2eRecordFields = []string{
 		"level", "ts", "logger", "msg", "record_version", "site",
@@ -178,7 +179,8 @@ var (
 		"robots_hash", "robots_source", "remote_ip", "client_ip", "agent_fetched_robots", "served_robots",
 		"automation", "robots_fetched_at",
 	}
-	e2eServedFields = []string{"served_at", "served_hash", "served_link"}
+	e2eServedFields   = []string{"served_at", "served_hash", "served_link"}
+	e2eAssessedFields = []string{"rfc9309_verdict", "google_verdict"}
 )
 
 // Both modes write the same compliance record for each decision about an
@@ -212,23 +214,27 @@ func TestE2EComplianceRecords(t *testing.T) {
 			"reason": "named_group", "reading": "as_sent", "group_line": 1.0, "rule": "/private/", "rule_line": 2.0,
 			"compliance": "violation", "judged_versions": judged,
 			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "token", "automation": "catalogue"},
-		// curl comes from the same address: tied to that fetch by IP.
+		// ExampleCrawler comes from the same address, and never fetched
+		// robots.txt: GPTBot's fetch says nothing of it.
 		{"uri": "/private/c", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "deny",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/", "rule_line": 5.0,
 			"compliance": "violation", "judged_versions": judged,
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
+			"agent_fetched_robots": false, "served_robots": false, "automation": "keyword"},
 		{"uri": "/private/open", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "/private/open", "rule_line": 6.0,
 			"compliance": "allowed", "judged_versions": []any{},
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
+			"agent_fetched_robots": false, "served_robots": false, "automation": "keyword"},
 		{"uri": "/elsewhere", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "allow",
 			"reason": "wildcard_group", "reading": "as_sent", "group_line": 4.0, "rule": "", "rule_line": 0.0,
 			"compliance": "allowed", "judged_versions": []any{},
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "ip", "automation": "keyword"},
+			"agent_fetched_robots": false, "served_robots": false, "automation": "keyword"},
 	}
 	for _, w := range want {
+		if w["verdict"] == "deny" { // both readings deny these paths as sent
+			maps.Copy(w, e2eRecord{"rfc9309_verdict": "deny", "google_verdict": "deny"})
+		}
 		maps.Copy(w, e2eRecord{"level": "info", "logger": "http.handlers.robots_enforce", "msg": "robots.txt decision",
-			"record_version": 2.0, "site": "http://site.test", "host": "site.test", "method": "GET", "grace": false,
+			"record_version": 3.0, "site": "http://site.test", "host": "site.test", "method": "GET", "grace": false,
 			"robots_hash": hash, "robots_source": "http://site.test/robots.txt", "remote_ip": "127.0.0.1", "client_ip": "127.0.0.1"})
 	}
 
@@ -257,6 +263,9 @@ func TestE2EComplianceRecords(t *testing.T) {
 			fields := e2eRecordFields
 			if want[i]["served_robots"] == true {
 				fields = slices.Concat(fields, e2eServedFields)
+			}
+			if want[i]["verdict"] == "deny" {
+				fields = slices.Concat(fields, e2eAssessedFields)
 			}
 			if keys := slices.Sorted(maps.Keys(rec)); !slices.Equal(keys, slices.Sorted(slices.Values(fields))) {
 				t.Errorf("%s mode: record %d has fields %v, want %v", mode, i, keys, slices.Sorted(slices.Values(fields)))

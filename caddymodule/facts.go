@@ -111,7 +111,7 @@ func (t *factsTable) get(dec *enforce.Decision) *decisionFacts {
 // newFacts builds the facts of a kind of decision, for h's factsTable.
 func (h *Handler) newFacts(key factsKey) *decisionFacts {
 	vals := &placeholders{
-		verdict:  verdictName(key.allowed),
+		verdict:  enforce.VerdictName(key.allowed),
 		reason:   key.reason.String(),
 		agent:    key.agent,
 		rule:     key.rule,

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -60,6 +61,10 @@ type IPRanges struct {
 	Source string `json:"source"`
 }
 
+// Validate checks the configuration, as the handler's Validate does; the
+// "caddy robots" commands check their flags with it.
+func (v *Verify) Validate() error { return errors.Join(v.validate()...) }
+
 // validate checks the configuration.
 func (v *Verify) validate() []error {
 	var errs []error
@@ -92,13 +97,23 @@ func (v *Verify) validate() []error {
 	return errs
 }
 
-// verifiers holds the verifiers of the handlers, by configuration, in
-// states' usage pool: a verifier's range lists and DNS answers outlive
-// config reloads as the robots.txt state does.
+// sharedVerifier is the verifier of one verify configuration, kept in
+// states' usage pool: its range lists and DNS answers outlive config
+// reloads as the robots.txt state does. It is the handlers' Identity.
 type sharedVerifier struct {
 	v       *verify.Verifier
 	started sync.Once
 }
+
+// Verify implements enforce.Identity, starting the verifier's background
+// work with the first claim.
+func (s *sharedVerifier) Verify(token string, addr netip.Addr, r *http.Request) verify.Result {
+	s.start()
+	return s.v.Verify(token, addr, r)
+}
+
+// HasMethod implements enforce.Identity.
+func (s *sharedVerifier) HasMethod(token string) bool { return s.v.HasMethod(token) }
 
 // Destruct implements caddy.Destructor.
 func (s *sharedVerifier) Destruct() error { return s.v.Close() }
@@ -128,7 +143,7 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	log := h.logger.Named("verify")
 	m := h.metrics
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
-		vc := cfg.verifyConfig()
+		vc := cfg.VerifierConfig()
 		vc.OnEvent = func(ev verify.Event) {
 			if ev.Kind == verify.EventDNSLookup {
 				m.dnsLookups.WithLabelValues(ev.Result).Inc()
@@ -149,24 +164,36 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	}
 	h.verifier, h.verifierName = v.(*sharedVerifier), key
 	h.metrics.addVerifier(h.verifier.v)
-	h.identityPolicy = identityPolicy{forged: cfg.Forged, pendingWildcard: cfg.Pending == "wildcard"}
 	return nil
 }
 
-// identity verifies the claim of a client the rules bind, and applies the
-// policy to dec: a forged claim is judged as an unnamed crawler
-// ("wildcard"), refused ("deny") or only recorded ("ignore"); a pending
-// one is judged as claimed unless the policy says "wildcard". Browsers and
-// clients that claim no token the verifier knows cost a lookup in a small
-// table.
-func (h *Handler) identity(r *http.Request, snap *enforce.Snapshot, req *enforce.Request, rd *enforce.Readings, dec *enforce.Decision) verify.Result {
-	if h.verifier == nil || !claimToVerify(dec) {
-		return verify.Result{}
+// VerifierConfig returns the configuration of the verifier cfg describes:
+// the sources of proof and the resolver. The caller adds what belongs to
+// its process (storage, metrics, logs). The handler and the "caddy robots"
+// commands build their verifiers from it.
+func (cfg *Verify) VerifierConfig() verify.Config {
+	vc := verify.Config{
+		ReverseDNS:          cfg.ReverseDNS,
+		WebBotAuth:          cfg.WebBotAuth != "off",
+		NoBuiltinLists:      cfg.Builtin == "off",
+		NoBuiltinReverseDNS: cfg.Builtin == "off",
 	}
-	h.verifier.start()
-	addr, _ := netip.ParseAddr(clientIP(r))
-	res := h.verifier.v.Verify(dec.Token, addr, r)
-	h.metrics.countClaim(res)
-	h.identityPolicy.apply(h.decider, res, snap, req, rd, dec)
-	return res
+	for _, r := range cfg.IPRanges {
+		vc.RangeOverrides = append(vc.RangeOverrides, verify.RangeOverride{Token: r.Token, Source: r.Source})
+	}
+	if cfg.Resolver != "" {
+		vc.Resolver = verify.NewResolver(cfg.Resolver)
+	}
+	return vc
+}
+
+// IdentityPolicy returns what a claim's outcome does to a decision
+// (Forged and Pending), from a configuration Validate accepted; a nil
+// Verify has the defaults.
+func (cfg *Verify) IdentityPolicy() enforce.IdentityPolicy {
+	if cfg == nil {
+		return enforce.IdentityPolicy{}
+	}
+	forged, _ := enforce.ParseForgedPolicy(cfg.Forged)
+	return enforce.IdentityPolicy{Forged: forged, PendingWildcard: cfg.Pending == "wildcard"}
 }

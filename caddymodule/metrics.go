@@ -115,7 +115,7 @@ func (m *metrics) series(allowed bool, reason enforce.Reason, token, mode string
 	if reason == enforce.ReasonNamedGroup && enforce.LookupCrawler(token) != enforce.CategoryNone {
 		agent = strings.ToLower(token)
 	}
-	return m.decisions.WithLabelValues(verdictName(allowed), mode, agent)
+	return m.decisions.WithLabelValues(enforce.VerdictName(allowed), mode, agent)
 }
 
 // countingFetcher counts the requests of the Fetcher it wraps.

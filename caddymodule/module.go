@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -140,21 +139,19 @@ type Handler struct {
 	// rewriteWarned is set once the handler has warned that it runs after
 	// a path rewrite (see warnRewritten).
 	rewriteWarned *atomic.Bool
-	decider       *enforce.Decider
-	readings      *sync.Pool // of *enforce.Readings, scratch space for decisions
-	facts         *factsTable
+	// judge judges each request, in one call (see enforce.Judge).
+	judge *enforce.Judge
+	facts *factsTable
 	// plainSeries are the series of decisions about clients not
 	// automated, by verdict (deny, allow).
 	plainSeries [2]prometheus.Counter
 	metrics     *metrics
-	enforce     bool
 	denyBody    []byte
 	fixed       string // the host key of a url, file or inline source
 	// verifier checks crawlers' claims (nil when verification is off);
 	// verifierName is its key in states.
-	verifier       *sharedVerifier
-	verifierName   string
-	identityPolicy identityPolicy // what a claim's outcome does (Verify.Forged, Verify.Pending)
+	verifier     *sharedVerifier
+	verifierName string
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with
@@ -202,11 +199,6 @@ type Source struct {
 
 // Limits of the adapter, each with its reason.
 const (
-	// maxLoggedUserAgent is how much of a User-Agent a record keeps: enough
-	// for any real header, not enough for a client to fill the log.
-	maxLoggedUserAgent = 512
-	// internalUserAgent names the handler's own robots.txt requests.
-	internalUserAgent = "caddy-robots-enforce (robots.txt fetch)"
 	// minFetchTimeout and maxFetchTimeout bound fetch_timeout: a fetch
 	// shorter than a round trip could never succeed, and the first request
 	// for a site waits for its fetch, which no client waits a minute for.
@@ -235,7 +227,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Mode == "" {
 		h.Mode = "enforce"
 	}
-	h.enforce = h.Mode == "enforce"
 	if h.Status == 0 {
 		h.Status = http.StatusForbidden
 	}
@@ -250,8 +241,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h.decider = enforce.NewDecider(enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents}, nil)
-	h.readings = &sync.Pool{New: func() any { return new(enforce.Readings) }}
 	if h.metrics, err = provisionMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)
 	}
@@ -266,10 +255,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	case "file", "inline":
 		h.fixed = h.Source.Kind
 	case "url":
-		h.fixed = urlHost(h.Source.URL)
-	default:
-		h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
+		h.fixed = enforce.URLHost(h.Source.URL)
 	}
+	h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
 	storage := storageOf(ctx)
 	if h.state, err = h.loadState(storage); err != nil {
 		return err
@@ -277,7 +265,23 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.state.store != nil {
 		h.metrics.gauges.addStore(h.state.store)
 	}
-	return h.provisionVerifier(storage)
+	if err := h.provisionVerifier(storage); err != nil {
+		return err
+	}
+	cfg := enforce.JudgeConfig{
+		Policy:     enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents},
+		Source:     h.state.source,
+		FixedKey:   h.fixed,
+		Served:     h.state.served,
+		Usage:      h.ContentUsage != "off",
+		LogAllowed: h.LogAllowed,
+		Enforce:    h.Mode == "enforce",
+	}
+	if h.verifier != nil {
+		cfg.Identity, cfg.IdentityPolicy = h.verifier, h.Verify.IdentityPolicy()
+	}
+	h.judge = enforce.NewJudge(cfg)
+	return nil
 }
 
 // buildSource builds the robots.txt source of st, the state of the
@@ -319,7 +323,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 	st.transport = http.DefaultTransport.(*http.Transport).Clone()
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	st.transport.DialContext = (&dialGuard{dial: dialer.DialContext, resolver: net.DefaultResolver}).DialContext
-	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: internalUserAgent}
+	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: enforce.FetchUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
 		cfg.KeepBody = true // served to crawlers (serve_robots), one site's worth
@@ -348,18 +352,6 @@ func storageOf(ctx caddy.Context) (s certmagic.Storage) {
 		}
 	}()
 	return ctx.Storage()
-}
-
-// urlHost returns the authority of an http(s) URL, or "".
-func urlHost(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	return rest
 }
 
 // Cleanup retires the routes the handler gave its sites, and lets go of

@@ -63,14 +63,6 @@ var constantProviders = func() (p [enforce.NumReasons][2]caddy.ReplacerFunc) {
 	return p
 }()
 
-// verdictName names a verdict as records and placeholders do.
-func verdictName(allowed bool) string {
-	if allowed {
-		return "allow"
-	}
-	return "deny"
-}
-
 func b2i(b bool) int {
 	if b {
 		return 1

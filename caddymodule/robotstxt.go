@@ -3,8 +3,10 @@ package caddymodule
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -14,66 +16,48 @@ import (
 )
 
 // serveRobotsTxt passes a client's request for /robots.txt on, untouched,
-// and notes which version the client was served, for the compliance of
-// its later requests. With the upstream source, a version other than the
-// one in force is a hint that the file changed (enforce.Store.Hint): the
-// handler fetches it again with its own request, so that a crawler that
-// has just read a new file meets that file here, not the copy fetched
-// before the change. The client gets exactly what it would get without
-// the handler; its body is only hashed on its way, up to the size limit.
-func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if h.sites == nil && h.ServeRobots != "origin" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveEnforced(w, r)
+// and notes which version the client was served, whole, for the
+// compliance of its later requests (enforce.Judgement.NoteServed). With
+// the upstream source, a version other than the one in force is a hint
+// that the file changed (enforce.Store.Hint): the handler fetches it again
+// with its own request, so that a crawler that has just read a new file
+// meets that file here, not the copy fetched before the change. The
+// client gets exactly what it would get without the handler; its body is
+// only hashed on its way, up to the size limit, and counted.
+func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, jd *enforce.Judgement) error {
+	if h.Source.Kind != "upstream" && h.ServeRobots != "origin" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveEnforced(w, r, jd)
 	}
-	sent := sentRequestOf(r)
-	key, ok := "", true
-	if h.sites != nil {
-		var sr *siteRoute
-		if sr, ok = h.sites.site(r, next); ok {
-			key = sr.key
-		}
-	} else {
-		key = siteOfRequest(r)
-	}
-	if !ok || !plainRobotsRequest(&sent, r) {
+	if !plainRobotsRequest(r) {
 		return next.ServeHTTP(w, r)
 	}
 	tee := &hashingWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 		sum: enforce.NewVersionHasher(cmp.Or(int(h.MaxSize), rules.DefaultMaxSize) + 1)}
 	err := next.ServeHTTP(tee, r)
 	version := tee.version()
-	if err != nil || version == "" {
+	if err != nil || version == "" || !tee.whole(r) {
 		return err
 	}
-	now := time.Now()
-	tokens, ip := servedTokens(userAgent(r.Header)), clientIP(r)
-	h.state.served.Note(key, tokens, ip, version, now)
-	h.recordServed(r, key, tokens, ip, version, tee.status)
-	if h.state.store != nil && h.sites != nil && version != enforce.VersionUnavailable {
-		h.state.store.Hint(key, version)
+	site := jd.Request().Site
+	tokens, credited := jd.NoteServed(version, time.Now())
+	h.recordServed(jd, tokens, credited, version, tee.status)
+	if h.state.store != nil && h.Source.Kind == "upstream" && version != enforce.VersionUnavailable && site != "" {
+		h.state.store.Hint(site, version)
 	}
 	return nil
 }
 
-// servedTokens returns the product tokens a robots.txt fetch is noted
-// under: the header's own, not the generic browser words.
-func servedTokens(ua string) []string {
-	toks := enforce.Tokenize(ua)
-	var out []string
-	for i := 0; i < toks.Len() && !toks.Generic(i); i++ {
-		out = append(out, toks.At(i))
-	}
-	return out
-}
-
-// plainRobotsRequest reports whether a request for /robots.txt, sent as
-// sent and now r, gets the answer every client gets: a GET with no query,
-// no range and no condition, whose 200 is the whole file as it is now.
-func plainRobotsRequest(sent *sentRequest, r *http.Request) bool {
+// plainRobotsRequest reports whether a request for /robots.txt gets the
+// answer every client gets, as sent and as it now is: a GET with no
+// query, no range, no condition, and no header that makes some origins
+// serve another path, whose 200 is the whole file as it is now.
+func plainRobotsRequest(r *http.Request) bool {
+	sent := sentRequestOf(r)
 	if sent.method != http.MethodGet || sent.rawQuery != "" || r.Method != http.MethodGet || r.URL.RawQuery != "" {
 		return false
 	}
-	for _, name := range [...]string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
+	for _, name := range [...]string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since",
+		"X-Original-Url", "X-Rewrite-Url", "X-Forwarded-Prefix"} {
 		if _, ok := r.Header[name]; ok {
 			return false
 		}
@@ -90,6 +74,11 @@ type hashingWriter struct {
 	status  int
 	encoded bool // the site sent the body with a Content-Encoding: not the file's octets
 	sum     *enforce.VersionHasher
+	// length is the Content-Length the response announced, -1 for none;
+	// written counts the octets the client's connection took, and failed
+	// says a write was refused.
+	length, written int64
+	failed          bool
 }
 
 func (w *hashingWriter) WriteHeader(status int) {
@@ -98,6 +87,10 @@ func (w *hashingWriter) WriteHeader(status int) {
 		// header once the status passes them.
 		w.status = status
 		w.encoded = w.Header().Get("Content-Encoding") != ""
+		w.length = -1
+		if n, err := strconv.ParseInt(w.Header().Get("Content-Length"), 10, 64); err == nil {
+			w.length = n
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
@@ -106,8 +99,25 @@ func (w *hashingWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
-	w.sum.Write(p)
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.sum.Write(p[:n])
+	w.written += int64(n)
+	w.failed = w.failed || err != nil
+	return n, err
+}
+
+// whole reports whether the client took the whole response: every write
+// accepted and flushed to its connection, as many octets as announced,
+// and the request not cancelled (a stream reset, a connection gone).
+// What is not known to have been delivered was not served.
+func (w *hashingWriter) whole(r *http.Request) bool {
+	if w.failed || w.length >= 0 && w.written != w.length {
+		return false
+	}
+	if err := http.NewResponseController(w.ResponseWriter).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return false
+	}
+	return r.Context().Err() == nil
 }
 
 // ReadFrom copies through Write, so that the body is seen: the wrapper's
@@ -141,38 +151,45 @@ func (w *hashingWriter) version() string {
 // requests are answered as for any file. A source with no file answers as
 // the file's state reads: 404 when there is none (everything allowed), 503
 // while it is unreachable with no copy (everything disallowed, RFC 9309
-// §2.3.1.4).
-func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request) error {
-	snap := h.state.source.Snapshot(r.Context(), h.fixed)
+// §2.3.1.4). A GET answered whole (the file, a 304 for the version the
+// client holds, a 404) is noted as served.
+func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request, jd *enforce.Judgement) error {
+	snap := jd.Snapshot
 	version := snap.VersionName()
-	status := http.StatusOK
+	rec := &statusRecorder{ResponseWriter: w}
 	switch {
 	case snap.Robots != nil && snap.Body != nil:
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("ETag", `"`+snap.Hash+`"`)
-		rec := &statusRecorder{ResponseWriter: w}
 		http.ServeContent(rec, r, "robots.txt", snap.ChangedAt, bytes.NewReader(snap.Body))
-		status = rec.status
 	case snap.Robots == nil && !snap.DisallowAll:
-		status = http.StatusNotFound
-		w.WriteHeader(status)
+		rec.WriteHeader(http.StatusNotFound)
 	default:
-		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "60")
-		w.WriteHeader(status)
+		rec.WriteHeader(http.StatusServiceUnavailable)
 	}
-	if status == http.StatusOK || status == http.StatusNotModified || status == http.StatusPartialContent || status == http.StatusNotFound {
-		site, tokens, ip := siteOfRequest(r), servedTokens(userAgent(r.Header)), clientIP(r)
-		h.state.served.Note(site, tokens, ip, version, time.Now())
-		h.recordServed(r, site, tokens, ip, version, status)
+	whole := r.Method == http.MethodGet && !rec.failed && r.Context().Err() == nil
+	switch rec.status {
+	case http.StatusOK:
+		whole = whole && rec.written == int64(len(snap.Body))
+	case http.StatusNotModified, http.StatusNotFound:
+	default:
+		whole = false
+	}
+	if whole {
+		tokens, credited := jd.NoteServed(version, time.Now())
+		h.recordServed(jd, tokens, credited, version, rec.status)
 	}
 	return nil
 }
 
-// statusRecorder notes the status a handler writes.
+// statusRecorder notes the status a handler writes, and the octets of
+// the body the connection took.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status  int
+	written int64
+	failed  bool
 }
 
 func (w *statusRecorder) WriteHeader(status int) {
@@ -186,5 +203,8 @@ func (w *statusRecorder) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	w.written += int64(n)
+	w.failed = w.failed || err != nil
+	return n, err
 }

@@ -4,122 +4,89 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
-// ServeHTTP implements caddyhttp.MiddlewareHandler.
+// ServeHTTP implements caddyhttp.MiddlewareHandler: it gathers what the
+// request is, has the core judge it once, makes the judgement known
+// (placeholders, metrics, the compliance record), then denies or hands
+// the request on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	switch then, usage, err := h.judge(w, r, next); then {
-	case toNext:
-		if usage != "" {
-			w = h.withUsage(w, usage)
-		}
-		return next.ServeHTTP(w, r)
-	case toRobotsTxt:
-		return h.serveRobotsTxt(w, r, next)
-	default:
-		return err
+	if isInternalFetch(r) {
+		return next.ServeHTTP(w, r) // the handler's own robots.txt request
 	}
+	jd := h.judgeRequest(r, next)
+	h.publish(r, jd)
+	switch {
+	case jd.Deny:
+		defer jd.Release()
+		return h.deny(w, jd)
+	case jd.RobotsTxt:
+		defer jd.Release()
+		return h.serveRobotsTxt(w, r, next, jd)
+	}
+	usage := jd.Usage.String()
+	jd.Release()
+	if usage != "" {
+		w = h.withUsage(w, usage)
+	}
+	return next.ServeHTTP(w, r)
 }
 
-// What ServeHTTP does once a request is judged.
-type judged uint8
-
-const (
-	toNext      judged = iota // pass the request on
-	toRobotsTxt               // pass it on: it asks for /robots.txt
-	answered                  // denied: judge wrote the answer, or returns the error Caddy answers with
-)
-
-// judge decides a request, makes the decision known (placeholders,
-// metrics, the compliance record) and, when it denies in enforce mode,
-// answers. It is kept out of line, and ServeHTTP holds nothing of its
-// own: the rest of the route then runs on a stack no deeper than with a
-// handler that does nothing, and the goroutines serving requests need no
-// more stack for this one.
+// judgeRequest gathers what the core needs to know of r, as the client
+// sent it, and judges it. It is kept out of line, with the request it
+// gathers: ServeHTTP then holds nothing of its own while the rest of the
+// route runs, on a stack no deeper than with a handler that does nothing,
+// and the goroutines serving requests need no more stack for this one.
 //
 //go:noinline
-func (h *Handler) judge(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (then judged, usage string, err error) {
-	ua := userAgent(r.Header)
-	if ua == internalUserAgent && r.Context().Value(internalKey{}) != nil {
-		return toNext, "", nil // the handler's own robots.txt request
-	}
+func (h *Handler) judgeRequest(r *http.Request, next caddyhttp.Handler) *enforce.Judgement {
 	sent := sentRequestOf(r)
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if sent.path == "/robots.txt" {
-		// Exactly the path the next handler reads, as Go parsed it:
-		// "/robots.txt#/../x" or "/robots.txt/.." are other paths.
-		if repl != nil {
-			repl.Map(constantProviders[enforce.ReasonRobotsTxt][1])
-		}
-		return toRobotsTxt, "", nil
+	req := enforce.Request{
+		Target:     sent.target,
+		Unreadable: !sent.readable,
+		UserAgent:  userAgent(r.Header),
+		ClientIP:   clientIP(r),
+		RemoteIP:   remoteIP(sent.remoteAddr),
+		Host:       r.Host,
+		Method:     sent.method,
+		URI:        sent.uri,
+		Header:     r.Header,
+		HTTP:       r,
 	}
-
-	if h.sites != nil && sent.path != r.URL.Path {
+	if sent.path != r.URL.Path {
 		h.warnRewritten(sent.path, r.URL.Path)
 	}
-	site, snap := h.snapshot(r, next)
-	// A decision's Path points into its Readings, which would therefore
-	// leave the stack with the decision: pooled, they cost no allocation.
-	rd := h.readings.Get().(*enforce.Readings)
-	defer h.readings.Put(rd)
-	var dec enforce.Decision
-	req := enforce.Request{Target: sent.target, Unreadable: !sent.readable, UserAgent: ua}
-	h.decider.DecideInto(&dec, snap, &req, rd)
-	id := h.identity(r, snap, &req, rd, &dec)
-	if dec.Allowed && dec.Bound && hasRewriteHeader(r.Header) {
-		h.judgeRewriteHeaders(r, sent.target, snap, &req, &dec)
+	if sr, ok := h.sites.site(r, next); ok {
+		req.Site, req.Via = sr.key, sr
 	}
-
-	usage = h.usageFor(snap, &dec)
-	h.handOn(repl, &dec)
-	if usage != "" && repl != nil {
-		repl.Set(phContentUsage, usage)
-	}
-	if dec.Bound && (!dec.Allowed || h.LogAllowed) {
-		h.record(r, site, &sent, &req, id, usage, &dec)
-	}
-	if dec.Allowed || !h.enforce {
-		return toNext, usage, nil
-	}
-	return answered, "", h.deny(w, &dec)
+	return h.judge.Judge(r.Context(), &req)
 }
 
-// snapshot returns r's site (its Store key; "" when r names none, or for
-// a source that serves every site the same file) and the robots.txt in
-// force for it.
-func (h *Handler) snapshot(r *http.Request, next caddyhttp.Handler) (string, *enforce.Snapshot) {
-	if h.sites == nil {
-		return "", h.state.source.Snapshot(r.Context(), h.fixed) // the site is named when a record needs it
-	}
-	sr, ok := h.sites.site(r, next)
-	if !ok {
-		// No site: the Store refuses the empty key as it refuses any
-		// host it cannot fetch (enforce.RefusalInvalidHost).
-		return "", h.state.store.Snapshot(r.Context(), "")
-	}
-	return sr.key, h.state.store.SnapshotWith(r.Context(), sr.key, sr)
+// isInternalFetch reports whether r is the handler's own request for a
+// site's robots.txt, sent through the rest of the route.
+func isInternalFetch(r *http.Request) bool {
+	return userAgent(r.Header) == enforce.FetchUserAgent && r.Context().Value(internalKey{}) != nil
 }
 
 // warnRewritten says, once per handler, that a handler before this one
 // rewrote the path (handle_path, uri strip_prefix): robots.txt belongs to
 // the site (RFC 9309 §2.3), and the handler judges the path the client
-// sent, but with the upstream source it fetches robots.txt through the
-// rest of its own route, which answers /robots.txt for the rewritten
-// site, not the site's own file.
+// sent; with the upstream source it also fetches robots.txt through the
+// rest of its own route, which answers /robots.txt for the rewritten site,
+// not the site's own file.
 //
 //go:noinline
 func (h *Handler) warnRewritten(sent, now string) {
 	if h.rewriteWarned.CompareAndSwap(false, true) {
-		h.logger.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent against the robots.txt this route answers for /robots.txt, which may not be the site's own; place robots_enforce at the site level, or use source url or file",
-			zap.String("sent_path", sent), zap.String("rewritten_path", now))
+		h.logger.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent, and the robots.txt it enforces may not be the one the site answers for /robots.txt; place robots_enforce at the site level",
+			zap.String("sent_path", sent), zap.String("rewritten_path", now), zap.String("source", h.Source.Kind))
 	}
 }
 
@@ -129,113 +96,65 @@ func (h *Handler) warnRewritten(sent, now string) {
 // that change them).
 type sentRequest struct {
 	method, uri, path, rawQuery, remoteAddr string
-	// target is what decisions judge (see targetOf), and readable false
+	// target is what decisions judge (see enforce.TargetOf), and readable false
 	// when the URL has no path they could judge as the server reads it.
 	target   string
 	readable bool
 }
 
-// sentRequestOf returns the request r was as the client sent it. It is
-// kept out of line: Caddy keeps the original as a whole http.Request,
-// which is copied to be read, and that copy need not sit on the stack for
-// the rest of the request.
-//
-//go:noinline
+// sentRequestOf returns the request r was as the client sent it. Caddy
+// keeps the original as a whole http.Request, which is copied to be read.
 func sentRequestOf(r *http.Request) sentRequest {
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if !ok || orig.URL == nil {
 		orig = *r
 	}
-	target, readable := targetOf(orig.Method, orig.URL, orig.RequestURI)
+	target, readable := enforce.TargetOf(orig.Method, orig.URL, orig.RequestURI)
 	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr, target, readable}
 }
 
-// targetOf returns the request target a decision judges: the path and
-// query of u, the request's URL as Go's server parsed it from what the
-// client sent, in their escaped form. This is what the handlers after
-// this one read (file_server opens u.Path; reverse_proxy forwards the
-// escaped path and query), so no spelling the server reads one way can be
-// judged another: "x:/private/a" is the path "/private/a", and a raw "#"
-// is part of the path, not the start of a fragment. The raw request line
-// (requestURI) is used only when it is exactly that target, to avoid a
-// copy. readable is false for a URL with no such path (opaque, like
-// "x:private"), which decisions then fail closed on.
-func targetOf(method string, u *url.URL, requestURI string) (target string, readable bool) {
-	if u.Opaque != "" {
-		return "", false
-	}
-	p := u.EscapedPath()
-	switch {
-	case p == "" && method == http.MethodConnect:
-		return "", true // authority-form: no path
-	case p == "":
-		p = "/" // absolute-form without a path: the root
-	case p != "*" && p[0] != '/':
-		return "", false
-	}
-	if u.RawQuery == "" {
-		if requestURI == p {
-			return requestURI, true
-		}
-		return p, true
-	}
-	if len(requestURI) == len(p)+1+len(u.RawQuery) && strings.HasPrefix(requestURI, p) &&
-		requestURI[len(p)] == '?' && strings.HasSuffix(requestURI, u.RawQuery) {
-		return requestURI, true
-	}
-	return p + "?" + u.RawQuery, true
-}
-
-// deny answers a disallowed request in enforce mode: with the body option's
-// text, or with an error for Caddy's error handling (handle_errors). It is
-// kept out of line, with the room its error takes.
-//
-//go:noinline
-func (h *Handler) deny(w http.ResponseWriter, dec *enforce.Decision) error {
+// deny answers a denied request: with the body option's text, or with an
+// error for Caddy's error handling (handle_errors).
+func (h *Handler) deny(w http.ResponseWriter, jd *enforce.Judgement) error {
 	if len(h.denyBody) > 0 {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(h.Status)
 		_, err := w.Write(h.denyBody)
 		return err
 	}
-	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", dec.Path, dec.Token, dec.Reason))
+	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", jd.Path, jd.Token, jd.Reason))
 }
 
-// handOn makes a decision's placeholders available to the rest of the
-// route, and counts it.
-func (h *Handler) handOn(repl *caddy.Replacer, dec *enforce.Decision) {
-	if !dec.Bound {
+// publish makes a judgement known to the rest of the route (its
+// placeholders), to the metrics and, when one is due, to the compliance
+// record.
+func (h *Handler) publish(r *http.Request, jd *enforce.Judgement) {
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if !jd.Bound {
 		// No agent, no rule: the placeholders and the series depend on
 		// the verdict and reason alone, the case of most requests.
 		if repl != nil {
-			repl.Map(constantProviders[dec.Reason][b2i(dec.Allowed)])
+			repl.Map(constantProviders[jd.Reason][b2i(jd.Allowed)])
 		}
-		h.plainSeries[b2i(dec.Allowed)].Inc()
-		return
+		if !jd.RobotsTxt {
+			h.plainSeries[b2i(jd.Allowed)].Inc()
+		}
+	} else {
+		f := h.facts.get(&jd.Decision)
+		if repl != nil {
+			repl.Map(f.provider)
+		}
+		f.counter.Inc()
 	}
-	f := h.facts.get(dec)
-	if repl != nil {
-		repl.Map(f.provider)
+	if repl != nil && jd.Usage.Found() {
+		repl.Set(phContentUsage, jd.Usage.String())
 	}
-	f.counter.Inc()
-}
-
-// botClass says how robots.txt saw the client, for the record's
-// bot_class: "named" when a group names it, else its class ("crawler",
-// "automated", "browser"), which the wildcard policy held to the "*"
-// group.
-func botClass(dec *enforce.Decision) string {
-	if dec.Named {
-		return "named"
+	if jd.Identity.Outcome != verify.None {
+		h.metrics.countClaim(jd.Identity)
 	}
-	return dec.Classification.Class.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if jd.Record {
+		h.record(r, jd)
 	}
-	return s
 }
 
 // remoteIP returns a client's address without its port.

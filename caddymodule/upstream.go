@@ -38,7 +38,7 @@ var errRouteRetired = errors.New("the route of a replaced configuration; waiting
 // Fetch implements enforce.Fetcher.
 func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
 	sr, _ := enforce.FetchData(ctx).(*siteRoute)
-	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(urlHost(origin), urlHost(rawURL)) {
+	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(enforce.URLHost(origin), enforce.URLHost(rawURL)) {
 		// A redirect to another host: over the network, where the site
 		// itself is (see dialPolicy).
 		p := &dialPolicy{}
@@ -78,7 +78,7 @@ func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawU
 		return enforce.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
 	}
 	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
-	req.Header.Set("User-Agent", internalUserAgent)
+	req.Header.Set("User-Agent", enforce.FetchUserAgent)
 	rec := &capturingWriter{ctx: ctx, header: make(http.Header), boundedBody: boundedBody{limit: limit}}
 	repl := caddy.NewReplacer()
 	req = caddyhttp.PrepareRequest(req, repl, rec, sr.server)

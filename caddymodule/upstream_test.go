@@ -95,7 +95,7 @@ func TestUpstreamFetchRequest(t *testing.T) {
 			{"Host", r.Host, "example.com"},
 			{"RequestURI", r.RequestURI, "/robots.txt"},
 			{"URL.Path", r.URL.Path, "/robots.txt"},
-			{"User-Agent", r.Header.Get("User-Agent"), internalUserAgent},
+			{"User-Agent", r.Header.Get("User-Agent"), enforce.FetchUserAgent},
 			{"RemoteAddr", r.RemoteAddr, "127.0.0.1:0"},
 		} {
 			if c.got != c.want {

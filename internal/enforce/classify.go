@@ -35,6 +35,11 @@ const (
 	// crawlers do to say who runs them, or follows their old convention
 	// "Mozilla/5.0 (compatible; <name>…)".
 	AutomatedLink
+	// AutomatedTooLong: the header is longer than MaxUserAgentLength, and
+	// what was read of it shows no crawler. No browser sends such a
+	// header, and its unread rest could name any crawler: the client is
+	// held to the "*" group as a crawler.
+	AutomatedTooLong
 )
 
 var automationNames = [...]string{
@@ -45,10 +50,12 @@ var automationNames = [...]string{
 	AutomatedParser:      "parser",
 	AutomatedShape:       "shape",
 	AutomatedLink:        "link",
+	AutomatedTooLong:     "user_agent_too_long",
 }
 
 // String returns a stable name for logs: "none", "no_user_agent",
-// "catalogue", "keyword", "parser", "shape" or "link".
+// "catalogue", "keyword", "parser", "shape", "link" or
+// "user_agent_too_long".
 func (a Automation) String() string {
 	if int(a) < len(automationNames) {
 		return automationNames[a]
@@ -119,7 +126,12 @@ const maxBrowserLength = 64
 //     (AutomatedParser);
 //  8. a header not shaped like a browser's: automated (AutomatedShape).
 //
-// Anything else is a browser. A browser's header is shaped
+// Anything else is a browser, unless the header is longer than
+// MaxUserAgentLength: a client whose header was not read to its end is a
+// crawler (AutomatedTooLong) unless what was read shows one already, so
+// that no padding hides a token.
+//
+// A browser's header is shaped
 // "Mozilla/<version> (<platform>) <engine>…": its first word is
 // Mozilla/<digit> or Opera/<digit>, a comment follows it (the platform
 // comment, which names the operating system and the device, and holds no
@@ -166,6 +178,15 @@ func NewClassifier(entries int) *Classifier {
 // Classify says what kind of client sent the header t was read from, and
 // why (see Classifier). It does not allocate.
 func (c *Classifier) Classify(t *Tokens) Classification {
+	cl := c.classify(t)
+	if t.oversized && cl.Class != ClassCrawler {
+		return Classification{Class: ClassCrawler, Automation: AutomatedTooLong}
+	}
+	return cl
+}
+
+// classify is Classify for what was read of the header.
+func (c *Classifier) classify(t *Tokens) Classification {
 	if isBlank(t.header) {
 		return Classification{Class: ClassAutomated, Automation: AutomatedNoUserAgent}
 	}

@@ -2,8 +2,12 @@ package enforce
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // Compliance says what a decision says of the client's obedience to
@@ -15,26 +19,28 @@ const (
 	// ComplianceAllowed: the request was allowed.
 	ComplianceAllowed Compliance = iota
 	// ComplianceViolation: every version of robots.txt the crawler was
-	// served within GraceWindow disallows the request as sent, by the RFC
-	// reading; or, when it was served none through the handler, every
+	// served within GraceWindow disallows the request as sent, by this
+	// profile's reading (RFC 9309) and by Google's reference reading (see
+	// google.go); or, when it was served none through the handler, every
 	// version in force within GraceWindow does.
 	ComplianceViolation
 	// ComplianceGrace: the request as sent is disallowed now, but a
 	// version the crawler may still hold (RFC 9309 §2.4) allows it.
 	ComplianceGrace
-	// ComplianceProtective: a denial the RFC reading of the request as
-	// sent does not make: an alternate reading of the path (cleaned,
-	// decoded, a rewrite header), or a denial that fails closed for want of
-	// a robots.txt or a readable target. It protects content the server
+	// ComplianceProtective: a denial that a conforming reading of the
+	// request as sent does not make: an alternate reading of the path
+	// (cleaned, decoded, a rewrite header), Google's reading of its
+	// percent-encoding, or a denial that fails closed for want of a
+	// robots.txt or a readable target. It protects content the server
 	// would serve; it says nothing about the crawler.
 	ComplianceProtective
 )
 
 var complianceNames = [...]string{
-	ComplianceAllowed:    "allowed",
-	ComplianceViolation:  "violation",
-	ComplianceGrace:      "grace",
-	ComplianceProtective: "protective",
+	ComplianceAllowed:    record.Allowed,
+	ComplianceViolation:  record.Violation,
+	ComplianceGrace:      record.GraceValue,
+	ComplianceProtective: record.Protective,
 }
 
 // String returns the compliance's stable name, as records write it.
@@ -49,59 +55,83 @@ func (c Compliance) String() string {
 type Evidence struct {
 	Compliance Compliance
 	// Versions are the names (Snapshot.VersionName) of the robots.txt
-	// versions the compliance was judged against: those the crawler was
-	// served, or, when none, those in force within GraceWindow. Empty for
-	// allowed and protective decisions.
+	// versions the compliance was judged against, each once: those the
+	// crawler was served, or, when none, those in force within
+	// GraceWindow. Empty for allowed and protective decisions.
 	Versions []string
+	// Assessed reports that the request as sent was judged under Versions
+	// by both conforming readings; RFC9309Allowed and GoogleAllowed then
+	// say whether this profile's reading and Google's allow it under some
+	// version. A violation is a request both disallow under every one.
+	Assessed                      bool
+	RFC9309Allowed, GoogleAllowed bool
 	// Served are the versions the crawler was served within GraceWindow,
 	// newest first, and Link how it was tied to them.
 	Served []ServedVersion
 	Link   ServedLink
 }
 
-// Assess judges a decision for its record: see Compliance. served are the
-// versions the client was served within GraceWindow before now (see
-// Served.Lookup), newest first; a served version this snapshot no longer
-// knows (the site published more than MaxVersions in a day, or served
-// this client a variant the handler never fetched) is given the benefit of
-// the doubt, as a version that allows. Assess allocates; it is for
-// denials, and for allowed requests only when they are recorded.
-func (d *Decider) Assess(dec *Decision, req *Request, served []ServedVersion, link ServedLink, now time.Time) Evidence {
-	ev := Evidence{Served: served, Link: link}
+// assess judges a decision for its record (see Compliance): dec was made
+// on req, whose Target is the request as sent, and served are the
+// versions the crawler was served within GraceWindow before now, newest
+// first. A served version this snapshot no longer knows (the site
+// published more than MaxVersions in a day, or served this client a
+// variant the handler never fetched) is given the benefit of the doubt,
+// as a version that allows. It allocates; it runs for denials, and for
+// allowed requests only when they are recorded.
+func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Time) {
 	switch {
 	case dec.Allowed:
 		ev.Compliance = ComplianceAllowed
-		return ev
+		return
 	case dec.Reading != AsSent || (dec.Reason != ReasonNamedGroup && dec.Reason != ReasonWildcardGroup):
 		ev.Compliance = ComplianceProtective
-		return ev
+		return
 	}
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
+	target, _ := splitTarget(req.Target) // as sent, origin-form
+	if strings.HasPrefix(target, "?") {
+		target = "/" + target // "http://host?q": an empty path reads as "/"
+	}
 	h := d.readHeader(req.UserAgent)
 	bound := d.policy.Wildcard.Binds(h.class.Class)
-	allows := func(v *Snapshot) bool { return d.allowsAsSent(v, &h.tokens, req.Forged, bound, path) }
-
-	ev.Compliance = ComplianceViolation
-	if len(served) > 0 {
-		for _, sv := range served {
+	judge := func(v *Snapshot) {
+		rfc, google := d.allowsAsSent(v, &h.tokens, req.Forged, bound, target, path)
+		ev.RFC9309Allowed = ev.RFC9309Allowed || rfc
+		ev.GoogleAllowed = ev.GoogleAllowed || google
+	}
+	ev.Assessed = true
+	if len(ev.Served) > 0 {
+		for _, sv := range ev.Served {
+			if slices.Contains(ev.Versions, sv.Hash) {
+				continue
+			}
 			ev.Versions = append(ev.Versions, sv.Hash)
-			v := dec.Snapshot.Version(sv.Hash, now)
-			if v == nil && sv.Hash == VersionUnavailable {
-				v = &Snapshot{Access: AccessUnavailable}
-			}
-			if v == nil || allows(v) {
-				ev.Compliance = ComplianceGrace
+			switch v := dec.Snapshot.Version(sv.Hash, now); {
+			case v != nil:
+				judge(v)
+			case sv.Hash == VersionUnavailable:
+				judge(&Snapshot{Access: AccessUnavailable})
+			default: // a version no longer known: the benefit of the doubt
+				ev.RFC9309Allowed, ev.GoogleAllowed = true, true
 			}
 		}
-		return ev
-	}
-	for _, v := range dec.Snapshot.VersionsAt(now) {
-		ev.Versions = append(ev.Versions, v.VersionName())
-		if allows(v) {
-			ev.Compliance = ComplianceGrace
+	} else {
+		for _, v := range dec.Snapshot.VersionsAt(now) {
+			if name := v.VersionName(); !slices.Contains(ev.Versions, name) {
+				ev.Versions = append(ev.Versions, name)
+				judge(v)
+			}
 		}
 	}
-	return ev
+	switch {
+	case ev.RFC9309Allowed:
+		ev.Compliance = ComplianceGrace
+	case ev.GoogleAllowed:
+		ev.Compliance = ComplianceProtective
+	default:
+		ev.Compliance = ComplianceViolation
+	}
 }
 
 // VersionUnavailable names the version of no file: what a client is
@@ -109,21 +139,27 @@ func (d *Decider) Assess(dec *Decision, req *Request, served []ServedVersion, li
 // allowed (RFC 9309 §2.3.1.3).
 const VersionUnavailable = "unavailable"
 
-// allowsAsSent reports whether version v allows the canonical target path
-// (the AsSent reading) for a client with tokens toks, the "*" group binding
-// it or not: any named group that allows, or else the "*" group.
-func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, path []byte) bool {
+// allowsAsSent reports whether version v allows the request as sent, by
+// this profile's reading (path, the target's canonical form) and by
+// Google's (target, as sent), for a client with tokens toks, the "*"
+// group binding it or not: any named group that allows, or else the "*"
+// group.
+func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, target string, path []byte) (rfc, google bool) {
 	if v.Robots == nil {
-		return !v.DisallowAll || !bound
+		allowed := !v.DisallowAll || !bound
+		return allowed, allowed
 	}
 	if m := d.choose(v, toks, forged); m.Named() {
 		for i := 0; i < m.Len(); i++ {
-			if m.Group(i).DecideCanonical(path).Allowed {
-				return true
-			}
+			g := m.Group(i)
+			rfc = rfc || g.DecideCanonical(path).Allowed
+			google = google || googleAllows(v.groups, g, target, path)
 		}
-		return false
+		return rfc, google
 	}
 	g := v.Robots.Wildcard()
-	return g == nil || !bound || g.DecideCanonical(path).Allowed
+	if g == nil || !bound {
+		return true, true
+	}
+	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
 }

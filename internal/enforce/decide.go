@@ -1,13 +1,18 @@
 package enforce
 
 import (
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// Request holds the facts of a request that a decision needs.
+// Request holds what the handler knows of a request: what a decision
+// needs (Target, Unreadable, UserAgent), and what the judgement adds to it
+// (the site, the client, the headers that can redirect the origin or sign
+// the request) and writes in its record. The handler reads it from the
+// request as the client sent it, before any rewrite.
 type Request struct {
 	// Target is the request target as the server parsed it from what the
 	// client sent: the escaped path and raw query of the original request
@@ -16,10 +21,6 @@ type Request struct {
 	// of the raw request line that could read it otherwise than the server
 	// and the handlers after this one do.
 	Target string
-	// Forged, when not empty, is a product token the client claimed and
-	// failed to prove (see package verify): the groups it names do not
-	// bind the client, which is judged as if its header did not name it.
-	Forged string
 	// Unreadable says the server parsed the target into no path the
 	// decision can judge the way the handlers after it will read it (an
 	// opaque URL such as "x:private", say). The decision then fails
@@ -27,9 +28,32 @@ type Request struct {
 	Unreadable bool
 	// UserAgent is the User-Agent header; "" when missing.
 	UserAgent string
-	// Now is when the request arrived; it tells whether the robots.txt in
-	// force before a change is still within its grace period. The zero
-	// value means the current time, read only for a denial that needs it.
+	// Forged, when not empty, is a product token the client claimed and
+	// failed to prove (see package verify): the groups it names do not
+	// bind the client, which is judged as if its header did not name it.
+	// The judgement sets it; callers of Judge leave it empty.
+	Forged string
+
+	// Site is the origin whose robots.txt applies (see SiteKey); "" when
+	// the request names none, which a Store refuses (RefusalInvalidHost).
+	Site string
+	// Via is what a Store fetches the site's robots.txt with, the first
+	// time it sees the site (see Store.SnapshotWith); nil for other
+	// sources.
+	Via any
+	// ClientIP is the client's address, as the server resolved it behind
+	// trusted proxies; RemoteIP the connection's peer.
+	ClientIP, RemoteIP string
+	// Host, Method and URI are the request's, as sent, for its record.
+	Host, Method, URI string
+	// Header holds the request's header fields: those that make some
+	// origins serve another path (X-Original-URL, X-Rewrite-URL,
+	// X-Forwarded-Prefix) are judged too. HTTP is the request itself, read
+	// only by Identity (signatures); either may be nil.
+	Header http.Header
+	HTTP   *http.Request
+	// Now is when the request arrived; the zero value means the current
+	// time, read only when evidence needs it.
 	Now time.Time
 }
 
@@ -160,9 +184,16 @@ func (d *Decider) DecideInto(dec *Decision, snap *Snapshot, req *Request, rd *Re
 
 // decide fills dec, a zero Decision, with the decision on req.
 func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decision) {
+	built := !req.Unreadable && rd.Build(req.Target)
+	d.decideBuilt(snap, req, rd, built, dec)
+}
+
+// decideBuilt is decide for readings already built from req's target:
+// built reports that Build succeeded.
+func (d *Decider) decideBuilt(snap *Snapshot, req *Request, rd *Readings, built bool, dec *Decision) {
 	dec.Allowed, dec.Snapshot = true, snap
 	if !req.Unreadable {
-		if !rd.Build(req.Target) {
+		if !built {
 			dec.Reason = ReasonNoPath
 			return
 		}

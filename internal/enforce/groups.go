@@ -86,6 +86,9 @@ const filterBits = 11
 type GroupIndex struct {
 	robots *rules.Robots
 	filter groupFilter
+	// google holds the groups whose patterns Google's reading reads
+	// otherwise (see googleGroup), for evidence.
+	google map[*rules.Group]googleGroup
 }
 
 // NewGroupIndex builds the index of r. A nil r gives an index that matches
@@ -95,11 +98,26 @@ func NewGroupIndex(r *rules.Robots) *GroupIndex {
 	if r == nil {
 		return x
 	}
+	seen := make(map[*rules.Group]bool)
+	addGoogle := func(g *rules.Group) {
+		if g == nil || seen[g] {
+			return
+		}
+		seen[g] = true
+		if gg := newGoogleGroup(g); gg != nil {
+			if x.google == nil {
+				x.google = make(map[*rules.Group]googleGroup)
+			}
+			x.google[g] = gg
+		}
+	}
 	for _, tok := range r.Tokens() {
 		if isToken(tok) {
 			x.filter.add(tok)
 		}
+		addGoogle(r.Group(tok))
 	}
+	addGoogle(r.Wildcard())
 	return x
 }
 

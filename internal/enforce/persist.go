@@ -45,14 +45,6 @@ type SavedVersion struct {
 	ReplacedAt  time.Time `json:"replaced_at,omitzero"`
 }
 
-// SavedServed is what one crawler of one site was served.
-type SavedServed struct {
-	Site     string          `json:"site"`
-	IP       bool            `json:"ip,omitempty"`
-	Name     string          `json:"name"`
-	Versions []ServedVersion `json:"versions"`
-}
-
 // Save returns the versions of every site the store tracks, with their
 // content (not refused or undefined answers, which say nothing lasting).
 func (s *Store) Save() []SavedSite {
@@ -178,29 +170,4 @@ func parseAccess(name string) (AccessResult, error) {
 		}
 	}
 	return 0, fmt.Errorf("access %q: not a result", name)
-}
-
-// Save returns what the table remembers, for a SavedState.
-func (s *Served) Save() []SavedServed {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]SavedServed, 0, len(s.pairs))
-	for k, p := range s.pairs {
-		out = append(out, SavedServed{Site: k.site, IP: k.ip, Name: k.name, Versions: append([]ServedVersion(nil), p.v[:p.n]...)})
-	}
-	return out
-}
-
-// Restore puts saved pairs back in the table, those served within
-// GraceWindow before now, up to its bound.
-func (s *Served) Restore(saved []SavedServed, now time.Time) {
-	for _, p := range saved {
-		for _, v := range p.Versions {
-			if age := now.Sub(v.At); age >= 0 && age <= GraceWindow {
-				s.mu.Lock()
-				s.noteLocked(servedKey{site: p.Site, ip: p.IP, name: p.Name}, v.Hash, v.At)
-				s.mu.Unlock()
-			}
-		}
-	}
 }

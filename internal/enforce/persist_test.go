@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -83,32 +82,5 @@ func TestStoreSaveRestore(t *testing.T) {
 	lost := newTestStore(t, newScriptFetcher(serve(404, "")), clock, nil)
 	if n := lost.Restore(back.Sites, func(string) ([]byte, bool) { return []byte("not the body"), true }, clock.Now()); n != 0 {
 		t.Errorf("restored %d sites from bodies that are not theirs, want 0", n)
-	}
-}
-
-// What crawlers were served survives a restart, within GraceWindow.
-func TestServedSaveRestore(t *testing.T) {
-	s := NewServed(0)
-	t0 := snapEpoch
-	s.Note("https://a.example", []string{"ExampleBot"}, "192.0.2.1", "v1", t0)
-	s.Note("https://a.example", []string{"OldBot"}, "", "v0", t0.Add(-2*GraceWindow))
-	b, err := json.Marshal(s.Save())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var saved []SavedServed
-	if err := json.Unmarshal(b, &saved); err != nil {
-		t.Fatal(err)
-	}
-	r := NewServed(0)
-	r.Restore(saved, t0.Add(time.Hour))
-	if vs, link := r.Lookup("https://a.example", "examplebot", "", t0.Add(time.Hour)); fmt.Sprint(vs) != fmt.Sprint([]ServedVersion{{"v1", t0}}) || link != LinkToken {
-		t.Errorf("restored token lookup = %v, %v", vs, link)
-	}
-	if vs, link := r.Lookup("https://a.example", "other", "192.0.2.1", t0.Add(time.Hour)); len(vs) != 1 || link != LinkIP {
-		t.Errorf("restored IP lookup = %v, %v", vs, link)
-	}
-	if n := r.Len(); n != 2 {
-		t.Errorf("%d pairs restored, want 2 (the old serve left out)", n)
 	}
 }

@@ -1,10 +1,14 @@
 package enforce
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // Bounds of a Served table, each with its reason.
@@ -19,10 +23,9 @@ const (
 	// crawler past this many is judged, for the older ones, by the
 	// versions in force (see Served.Lookup).
 	MaxServedVersions = 8
-	// maxServedName bounds the crawler name of a pair: product tokens are
-	// short, and an IPv6 address is at most 45 octets as text. Longer
-	// names are not remembered.
-	maxServedName = 64
+	// maxServedToken bounds the product token of a pair: tokens are short,
+	// and longer ones are not remembered.
+	maxServedToken = 64
 )
 
 // A ServedLink says how a crawler was tied to a robots.txt it was served.
@@ -31,16 +34,18 @@ type ServedLink uint8
 const (
 	// LinkNone: no robots.txt was served to the crawler.
 	LinkNone ServedLink = iota
-	// LinkToken: the fetch named the crawler's product token.
+	// LinkToken: the file was served under the crawler's product token to
+	// a client that proved it, or the token has no method of proof.
 	LinkToken
-	// LinkIP: the fetch came from the crawler's client IP, under another
-	// name (some crawlers fetch robots.txt with a library's User-Agent).
-	LinkIP
+	// LinkClient: the file was served to the same client: the same
+	// address with the same product token, or, for a client with no
+	// token, the same address with the same User-Agent.
+	LinkClient
 )
 
-var linkNames = [...]string{LinkNone: "", LinkToken: "token", LinkIP: "ip"}
+var linkNames = [...]string{LinkNone: "", LinkToken: record.LinkToken, LinkClient: record.LinkClient}
 
-// String returns "token", "ip", or "" for none.
+// String returns "token", "client", or "" for none.
 func (l ServedLink) String() string {
 	if int(l) < len(linkNames) {
 		return linkNames[l]
@@ -54,12 +59,32 @@ type ServedVersion struct {
 	At   time.Time
 }
 
+// A Serving is one robots.txt served to a client, whole.
+type Serving struct {
+	Site string
+	// ClientIP is the client's address, as the handler resolved it.
+	ClientIP string
+	// UserAgent is the client's header: the name of a client with no
+	// product token.
+	UserAgent string
+	// Tokens are the product tokens of the header; Credited those of them
+	// the client proved, or that no method can prove: the fetch counts
+	// for them wherever the crawler asks from, and for the others only
+	// when the same client asks.
+	Tokens, Credited []string
+	Version          string
+	At               time.Time
+}
+
 // Served remembers which robots.txt versions were served to which crawler
-// of which site within GraceWindow, by product token and by client IP, so
-// that a decision can tell what the crawler was told (RFC 9309 §2.4: it
-// may keep using a version it fetched for a day). Its memory is bounded
-// (DefaultMaxServed pairs of MaxServedVersions each, names cut to a few
-// dozen octets) whatever clients send. It is safe for concurrent use.
+// of which site within GraceWindow, so that a decision can tell what the
+// crawler was told (RFC 9309 §2.4: it may keep using a version it fetched
+// for a day). A fetch is credited only to whom it proves anything about:
+// to a product token when the client proved that token (or the token has
+// no method of proof, so that nobody could), and otherwise to the same
+// client alone, never to another crawler at its address. Its memory is
+// bounded (DefaultMaxServed pairs of MaxServedVersions each, names cut to
+// a few dozen octets) whatever clients send. It is safe for concurrent use.
 type Served struct {
 	mu      sync.Mutex
 	max     int
@@ -71,9 +96,23 @@ type Served struct {
 // that saves the table saves it again only when the count moved.
 func (s *Served) Changes() int64 { return s.changes.Load() }
 
+// servedKind says what a pair's name is.
+type servedKind uint8
+
+const (
+	// servedToken: a product token, lower-case.
+	servedToken servedKind = iota + 1
+	// servedClient: a client address and a product token, lower-case.
+	servedClient
+	// servedAgent: a client address and a digest of its User-Agent.
+	servedAgent
+)
+
+var servedKindNames = [...]string{servedToken: "token", servedClient: "client", servedAgent: "agent"}
+
 type servedKey struct {
 	site string
-	ip   bool // name is a client IP, not a product token
+	kind servedKind
 	name string
 }
 
@@ -92,25 +131,45 @@ func NewServed(max int) *Served {
 	return &Served{max: max, pairs: make(map[servedKey]*servedVersions)}
 }
 
-// Note records that the robots.txt of site, in version hash, was served at
-// at to a client with the given product tokens and client IP.
-func (s *Served) Note(site string, tokens []string, ip, hash string, at time.Time) {
-	if len(site) > maxHostLen+len("https://") || hash == "" {
+// Note records a robots.txt served whole to a client.
+func (s *Served) Note(sv *Serving) {
+	if len(sv.Site) > maxHostLen+len("https://") || sv.Version == "" {
 		return
 	}
 	s.changes.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, tok := range tokens {
-		s.noteLocked(servedKey{site: site, name: strings.ToLower(tok)}, hash, at)
+	for _, tok := range sv.Credited {
+		s.noteLocked(servedKey{sv.Site, servedToken, strings.ToLower(tok)}, sv.Version, sv.At)
 	}
-	if ip != "" {
-		s.noteLocked(servedKey{site: site, ip: true, name: ip}, hash, at)
+	if sv.ClientIP == "" {
+		return
+	}
+	for _, tok := range sv.Tokens {
+		s.noteLocked(servedKey{sv.Site, servedClient, clientName(sv.ClientIP, tok)}, sv.Version, sv.At)
+	}
+	if len(sv.Tokens) == 0 {
+		s.noteLocked(servedKey{sv.Site, servedAgent, agentName(sv.ClientIP, sv.UserAgent)}, sv.Version, sv.At)
 	}
 }
 
+// clientName names a client by address and product token.
+func clientName(ip, token string) string {
+	if len(token) > maxServedToken {
+		return ""
+	}
+	return ip + " " + strings.ToLower(token)
+}
+
+// agentName names a client with no product token by address and a digest
+// of its User-Agent, so that a long header costs no more than a short one.
+func agentName(ip, ua string) string {
+	sum := sha256.Sum256([]byte(ua))
+	return ip + " " + hex.EncodeToString(sum[:8])
+}
+
 func (s *Served) noteLocked(k servedKey, hash string, at time.Time) {
-	if k.name == "" || len(k.name) > maxServedName {
+	if k.name == "" || len(k.name) > maxServedToken+64 {
 		return
 	}
 	p := s.pairs[k]
@@ -161,29 +220,47 @@ func (s *Served) shrinkLocked(now time.Time) {
 	}
 }
 
+// An Asker is the crawler a decision is about, as Served.Lookup ties it
+// to what it was served.
+type Asker struct {
+	// Token is the decision's product token; "" for a client with none.
+	Token string
+	// Credited reports that the client proved Token, or that no method
+	// can: what was served under the token to anyone who proved it is
+	// then what this crawler was told.
+	Credited bool
+	// ClientIP and UserAgent name the client itself.
+	ClientIP, UserAgent string
+}
+
 // Lookup returns the versions of site's robots.txt served within
-// GraceWindow before now to the crawler named token, or, when none was
-// served under that name, to its client IP, newest first, and how the
-// crawler was tied to them.
-func (s *Served) Lookup(site, token, ip string, now time.Time) ([]ServedVersion, ServedLink) {
+// GraceWindow before now to the crawler a, newest first, and how it was
+// tied to them: under its token when a is credited with it, else as the
+// same client.
+func (s *Served) Lookup(site string, a *Asker, now time.Time) ([]ServedVersion, ServedLink) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if token != "" && len(token) <= maxServedName {
-		if vs := s.recentLocked(servedKey{site: site, name: strings.ToLower(token)}, now); len(vs) > 0 {
+	if a.Token != "" && a.Credited && len(a.Token) <= maxServedToken {
+		if vs := s.recentLocked(servedKey{site, servedToken, strings.ToLower(a.Token)}, now); len(vs) > 0 {
 			return vs, LinkToken
 		}
 	}
-	if ip != "" {
-		if vs := s.recentLocked(servedKey{site: site, ip: true, name: ip}, now); len(vs) > 0 {
-			return vs, LinkIP
-		}
+	if a.ClientIP == "" {
+		return nil, LinkNone
+	}
+	k := servedKey{site, servedClient, clientName(a.ClientIP, a.Token)}
+	if a.Token == "" {
+		k = servedKey{site, servedAgent, agentName(a.ClientIP, a.UserAgent)}
+	}
+	if vs := s.recentLocked(k, now); len(vs) > 0 {
+		return vs, LinkClient
 	}
 	return nil, LinkNone
 }
 
 func (s *Served) recentLocked(k servedKey, now time.Time) []ServedVersion {
 	p := s.pairs[k]
-	if p == nil {
+	if p == nil || k.name == "" {
 		return nil
 	}
 	var out []ServedVersion

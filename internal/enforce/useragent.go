@@ -56,8 +56,8 @@ type Tokens struct {
 	cands          [MaxCandidates]candidate
 	named, generic uint8
 	// cut says that the length limit cut the header's last word, which is
-	// not read.
-	cut bool
+	// not read; oversized that the header is longer than the limit.
+	cut, oversized bool
 	// tail is 1 + the offset of the first word a candidate of which is not
 	// kept, and tailDepth the comment nesting there; tail is 0 when every
 	// candidate is kept.
@@ -81,7 +81,7 @@ type candidate struct {
 // read, and does not allocate.
 func Tokenize(ua string) (t Tokens) {
 	sc := newScanner(ua)
-	t.header, t.cut = sc.s, sc.cut
+	t.header, t.cut, t.oversized = sc.s, sc.cut, len(ua) > MaxUserAgentLength
 	var sr signReader
 	for sc.nextPiece() {
 		var kind tokenKind

@@ -136,3 +136,49 @@ const (
 // MaxUserAgent is how much of a User-Agent a line keeps: enough for any
 // real header, not enough for a client to fill the log.
 const MaxUserAgent = 512
+
+// Values of Verdict, RFC9309Verdict and GoogleVerdict.
+const (
+	Allow = "allow"
+	Deny  = "deny"
+)
+
+// Values of Compliance.
+const (
+	// Allowed: the request was allowed.
+	Allowed = "allowed"
+	// Violation: every version of robots.txt the crawler was served (or,
+	// when none, every version in force) within the grace window
+	// disallows the request as sent, by every conforming reading.
+	Violation = "violation"
+	// GraceValue: the request is disallowed now, but a version the
+	// crawler may still hold allows it.
+	GraceValue = "grace"
+	// Protective: a denial that says nothing about the crawler (another
+	// reading of the path, a rewrite header, a robots.txt or target that
+	// could not be read).
+	Protective = "protective"
+)
+
+// Fields "caddy robots check --json" adds to a record's, about the target
+// it was given and the robots.txt it read.
+const (
+	// Target is the target as given.
+	Target = "target"
+	// RuleKind is "allow" or "disallow", the kind of the deciding rule;
+	// "" for none.
+	RuleKind = "rule_kind"
+	// ReadingPath is the target as the deciding reading reads it.
+	ReadingPath = "reading_path"
+	// RobotsAccess is what fetching robots.txt gave ("available",
+	// "unavailable", "unreachable"), RobotsStatus its HTTP status (0 for a
+	// file) and RobotsError why it gave no file.
+	RobotsAccess = "robots_access"
+	RobotsStatus = "robots_status"
+	RobotsError  = "robots_error"
+	// PTR are the client address's PTR names, when reverse DNS was asked.
+	PTR = "ptr"
+	// ContentUsageLines are the lines of the rules that state the usage
+	// preference.
+	ContentUsageLines = "content_usage_lines"
+)

@@ -1,0 +1,341 @@
+package robotscmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// newCheckCommand returns "caddy robots check".
+func newCheckCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "check --robots <file|url> --ua <user-agent> [--wildcard crawlers|automated|all|none] " +
+			"[--ip <address> [--forged wildcard|deny|ignore]] [--json] <url-or-path>...",
+		Short: "Says whether a User-Agent may fetch targets, and why",
+		Long: `
+Decides, for each target, whether a client sending the given User-Agent may
+fetch it under a robots.txt, exactly as the robots_enforce handler decides a
+request: the verdict (allow or deny), the reason, the client's class
+(browser, crawler, or another automated client) and what shows it, the
+product token and the group that applied, the deciding rule and its line,
+the reading of the target that decided, and, for an allowed target, the AI
+usage preference (Content-Usage, draft-ietf-aipref-attach-05) the handler
+would add to the response, with the line of the rule that states it.
+
+--robots names a robots.txt file, or an http or https URL to fetch it from
+(as "source url" does: redirects are followed; a 4xx answer other than 429
+means no rules apply; 429 and 5xx answers, and an HTML page, mean
+unreachable: complete disallow for crawlers).
+--ua takes a whole User-Agent header or a bare product token such as GPTBot;
+--ua "" checks a request without one. A target is a path ("/private/x?y=1")
+or an http or https URL, whose host is ignored: the robots.txt of --robots
+applies to it. It is read as Go's HTTP server reads a request target, so
+"/a#b" is the path "/a%23b", and a target the server would refuse with 400
+("/a%zz") is an error.
+
+--wildcard, --unreachable, --allow-agents and --max-size mean what the
+handler's wildcard, unreachable, allow_agents and max_size mean, with the
+same defaults: by default the "*" group binds crawlers only ("bots" is
+read as "automated").
+
+--ip gives the client's address (IPv4 or IPv6). The claim of a client the
+rules bind to be the crawler its User-Agent names is then verified as the
+handler verifies it, with the same sources (--verify-builtin,
+--ip-ranges, --reverse-dns and --resolver mean what the verify block's
+builtin, ip_ranges, reverse_dns and resolver mean), waiting up to
+--timeout for range lists and DNS; --forged says what a forged claim gets,
+as the verify block's forged does: wildcard (the default: judged without
+the token it could not prove), deny, or ignore. Signed requests (Web Bot
+Auth) are verified by the handler only. Without --ip, every claim is taken
+as made.
+
+With --json, each target's result is one JSON object on a line of its own,
+with the compliance record's field names.
+
+Exit status: 0 when every target is allowed, 1 when one is disallowed, 2 on
+a usage error, a robots.txt file that cannot be read, a URL that gives no
+HTTP response, or a claim whose verification did not end within --timeout.`,
+		Example: `  $ caddy robots check --robots robots.txt --ua GPTBot /blog/post.html
+  $ caddy robots check --robots https://example.com/robots.txt \
+        --ua "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" \
+        --ip 66.249.66.1 --json / /private/report.html`,
+	}
+	fs := cmd.Flags()
+	fs.StringP("robots", "r", "", "robots.txt file, or http or https URL")
+	fs.String("ua", "", `User-Agent header or product token (--ua "" for none)`)
+	fs.String("wildcard", enforce.WildcardCrawlers.String(), `whom the "*" group binds: crawlers, automated, all or none`)
+	fs.String("unreachable", "deny", "what applies while a robots.txt URL cannot be fetched: deny or allow")
+	fs.StringSlice("allow-agents", nil, "product tokens never enforced")
+	fs.String("max-size", "", "how much of robots.txt is parsed, e.g. 1MiB (default 500KiB)")
+	fs.String("ip", "", "the client's IP address: verify the crawler it claims to be")
+	fs.String("forged", "wildcard", "what a forged claim gets (with --ip): wildcard, deny or ignore")
+	addIdentityFlags(cmd)
+	fs.Bool("json", false, "print one JSON object per target")
+	cmd.RunE = robotsRunE(runCheck)
+	cmd.DisableFlagsInUseLine = true // Use spells them out
+	return cmd
+}
+
+// checkOptions are the flags and arguments of "caddy robots check".
+type checkOptions struct {
+	robots      string
+	userAgent   string
+	policy      enforce.Policy
+	unreachable enforce.UnreachablePolicy
+	maxSize     int
+	json        bool
+	targets     []checkTarget
+	// ip is the client's address (--ip); the zero Addr when none was
+	// given, and no claim is verified.
+	ip      netip.Addr
+	verify  caddymodule.Verify
+	timeout time.Duration
+}
+
+// checkTarget is a target as given, and as the handler would judge it.
+type checkTarget struct {
+	given      string
+	target     string // see enforce.TargetOf
+	unreadable bool
+}
+
+// readCheckOptions reads and checks the flags and arguments of check.
+func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
+	o := checkOptions{
+		robots:    fl.String("robots"),
+		userAgent: fl.String("ua"),
+		json:      fl.Bool("json"),
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.robots == "" {
+		bad("--robots is required: a robots.txt file or URL")
+	} else if isRobotsURL(o.robots) && enforce.URLHost(o.robots) == "" {
+		bad("--robots %q: a URL with no host", o.robots)
+	}
+	if !fl.Changed("ua") {
+		bad(`--ua is required: a User-Agent header or product token (--ua "" for none)`)
+	}
+	var err error
+	if o.policy.Wildcard, err = enforce.ParseWildcardPolicy(fl.String("wildcard")); err != nil {
+		bad("--wildcard: %w", err)
+	}
+	switch u := fl.String("unreachable"); u {
+	case "deny":
+		o.unreachable = enforce.UnreachableDisallow
+	case "allow":
+		o.unreachable = enforce.UnreachableAllow
+	default:
+		bad("--unreachable %q: want deny or allow", u)
+	}
+	if o.policy.AllowAgents, err = fl.GetStringSlice("allow-agents"); err != nil {
+		bad("--allow-agents: %w", err)
+	}
+	for _, a := range o.policy.AllowAgents {
+		if !rules.IsProductToken(a) {
+			bad("--allow-agents %q: a product token is letters, '-' and '_' only", a)
+		}
+	}
+	if o.maxSize, err = parseMaxSize(fl.String("max-size")); err != nil {
+		errs = append(errs, err)
+	}
+	readCheckIdentity(fl, &o, bad)
+	if len(fl.Args()) == 0 {
+		bad("no target: give one or more paths or URLs to check")
+	}
+	for _, t := range fl.Args() {
+		ct, err := readCheckTarget(t)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.targets = append(o.targets, ct)
+	}
+	if len(errs) > 0 {
+		return o, fmt.Errorf("robots check: %w", joinErrors(errs))
+	}
+	return o, nil
+}
+
+// readCheckIdentity reads --ip, --forged and the verification flags.
+func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format string, args ...any)) {
+	o.verify, o.timeout = readIdentityFlags(fl, bad)
+	o.verify.Forged = fl.String("forged")
+	switch o.verify.Forged {
+	case "wildcard", "deny", "ignore":
+	default:
+		bad("--forged %q: want wildcard, deny or ignore", o.verify.Forged)
+	}
+	if ip := fl.String("ip"); ip != "" {
+		addr, err := parseClientIP(ip)
+		if err != nil {
+			bad("--ip: %w", err)
+		}
+		o.ip = addr
+		return
+	}
+	for _, name := range append([]string{"forged"}, identityFlags...) {
+		if fl.Changed(name) {
+			bad("--%s: verifies a claim, which needs the client's address: give --ip", name)
+		}
+	}
+}
+
+// readCheckTarget reads a target as Go's server reads a request target
+// (url.ParseRequestURI), then takes from it what the handler judges
+// (enforce.TargetOf), so that check and the handler cannot read one spelling two
+// ways.
+func readCheckTarget(t string) (checkTarget, error) {
+	ct := checkTarget{given: t}
+	if !strings.HasPrefix(t, "/") && !isRobotsURL(t) && t != "*" {
+		return ct, fmt.Errorf(`target %q: want a path starting with "/", an http or https URL, or "*"`, t)
+	}
+	u, err := url.ParseRequestURI(t)
+	if err != nil {
+		return ct, fmt.Errorf("target %q: the server would refuse it (400 Bad Request): %w", t, errors.Unwrap(err))
+	}
+	var readable bool
+	ct.target, readable = enforce.TargetOf(http.MethodGet, u, t)
+	ct.unreadable = !readable
+	return ct, nil
+}
+
+// runCheck is "caddy robots check": each target is judged by the
+// handler's own judgement (enforce.Judge), with the claim verified, when
+// --ip gives the client's address, by a verifier that waits for its
+// answer.
+func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
+	o, err := readCheckOptions(fl)
+	if err != nil {
+		return exitUsage, err
+	}
+	src, key, snap, err := checkSource(o)
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots check: %w", err)
+	}
+	defer src.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	classifier := enforce.NewClassifier(enforce.ClassifierCacheSize)
+	cfg := enforce.JudgeConfig{Policy: o.policy, Classifier: classifier, Source: src, FixedKey: key,
+		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true}
+	var id *waitingIdentity
+	if o.ip.IsValid() {
+		claims, err := newClaimChecker(&o.verify, o.timeout)
+		if err != nil {
+			return exitUsage, fmt.Errorf("robots check: %w", err)
+		}
+		defer claims.Close()
+		id = &waitingIdentity{claims: claims, ctx: ctx}
+		cfg.Identity = id
+	}
+	judge := enforce.NewJudge(cfg)
+	toks := enforce.Tokenize(o.userAgent)
+	class := classifier.Classify(&toks)
+
+	results := make([]checkResult, 0, len(o.targets))
+	status := exitOK
+	var pending []string
+	now := time.Now()
+	for _, t := range o.targets {
+		req := enforce.Request{Target: t.target, Unreadable: t.unreadable, UserAgent: o.userAgent,
+			Method: http.MethodGet, URI: t.given, Now: now}
+		if o.ip.IsValid() {
+			req.ClientIP = o.ip.String()
+			id.last = nil
+		}
+		jd := judge.Judge(ctx, &req)
+		r := newCheckResult(t.given, jd)
+		if id != nil {
+			r.addIdentity(o.ip, id.last, o.verify.Forged, jd.Request().Forged != "")
+		}
+		if jd.Identity.Outcome == verify.Pending {
+			pending = append(pending, t.given)
+		}
+		if !jd.Allowed {
+			status = exitFindings
+		}
+		jd.Release()
+		results = append(results, r)
+	}
+	if o.json {
+		err = writeCheckJSON(out, results)
+	} else {
+		err = writeCheckText(out, o, snap, class, results)
+	}
+	if err != nil {
+		return exitUsage, fmt.Errorf("robots check: writing the result: %w", err)
+	}
+	if len(pending) > 0 {
+		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified within %v (%s)",
+			o.ip, o.timeout, strings.Join(pending, ", "))
+	}
+	return status, nil
+}
+
+// waitingIdentity is the commands' enforce.Identity: it waits for each
+// answer (verify.Verifier.VerifyNow) until ctx is done, and keeps what
+// explains the last one for the output.
+type waitingIdentity struct {
+	claims *claimChecker
+	ctx    context.Context
+	last   *claimResult
+}
+
+// Verify implements enforce.Identity.
+func (w *waitingIdentity) Verify(token string, addr netip.Addr, _ *http.Request) verify.Result {
+	r := w.claims.check(w.ctx, token, addr)
+	w.last = &r
+	return r.res
+}
+
+// HasMethod implements enforce.Identity.
+func (w *waitingIdentity) HasMethod(token string) bool { return w.claims.v.HasMethod(token) }
+
+// checkSource reads the robots.txt of --robots through the source the
+// handler would use for it: a FileSource for a file, a Store with a fixed
+// URL for a URL, with the key the judgement asks it for, and the snapshot
+// it holds. A URL that gives no HTTP response at all is an input error;
+// any answer is a snapshot to decide with, as the handler would.
+func checkSource(o checkOptions) (enforce.Source, string, *enforce.Snapshot, error) {
+	if !isRobotsURL(o.robots) {
+		src, err := enforce.NewFileSource(enforce.FileConfig{Path: o.robots, MaxSize: o.maxSize})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return src, "file", src.Snapshot(context.Background(), "file"), nil
+	}
+	cfg := enforce.StoreConfig{
+		URL:         o.robots,
+		Fetcher:     &enforce.HTTPFetcher{Client: &http.Client{}, UserAgent: enforce.FetchUserAgent},
+		MaxSize:     o.maxSize,
+		Unreachable: o.unreachable,
+	}
+	if strings.HasPrefix(o.robots, "http://") {
+		cfg.Scheme = "http"
+	}
+	store, err := enforce.NewStore(cfg)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key := enforce.URLHost(o.robots)
+	snap := store.Snapshot(context.Background(), key)
+	if snap.Access == enforce.AccessUnreachable && snap.HTTPStatus == 0 {
+		store.Close()
+		return nil, "", nil, fmt.Errorf("robots.txt %s is unreachable, no HTTP response: %s", o.robots, snap.Err)
+	}
+	return store, key, snap, nil
+}

@@ -1,0 +1,349 @@
+package robotscmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
+)
+
+// Crawler verification for "caddy robots check --ip" and "caddy robots
+// verify": the flags of the handler's verify block, and a verifier built
+// from them as the handler builds its own (caddymodule.Verify.VerifierConfig), asked
+// with VerifyNow, which waits for range lists and DNS.
+
+// identityFlags are the flags both commands take, named after the verify
+// block's subdirectives.
+var identityFlags = []string{"verify-builtin", "ip-ranges", "reverse-dns", "resolver", "timeout"}
+
+// addIdentityFlags adds the verification flags to cmd.
+func addIdentityFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.String("verify-builtin", "on", "use the built-in range lists and reverse DNS domains: on or off")
+	fs.StringArray("ip-ranges", nil, "<token>=<file|url>: a range list that proves token, in place of its built-in lists (repeatable)")
+	fs.StringArray("reverse-dns", nil, "<token>=<suffix,...>: domains the PTR names of token's addresses lie under, in place of its built-in ones (repeatable)")
+	fs.String("resolver", "", "DNS server for reverse DNS, <host:port> (default: the system's)")
+	fs.Duration("timeout", defaultIdentityTimeout, "how long to wait for range lists and DNS")
+}
+
+// readIdentityFlags reads the verification flags into the handler's Verify
+// configuration, and the time to wait; bad collects what is wrong.
+func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) (caddymodule.Verify, time.Duration) {
+	var cfg caddymodule.Verify
+	switch b := fl.String("verify-builtin"); b {
+	case "on", "off":
+		cfg.Builtin = b
+	default:
+		bad("--verify-builtin %q: want on or off", b)
+	}
+	ranges, _ := fl.GetStringArray("ip-ranges")
+	for _, r := range ranges {
+		tok, src, ok := strings.Cut(r, "=")
+		switch {
+		case !ok || !rules.IsProductToken(tok) || src == "":
+			bad("--ip-ranges %q: want <token>=<file|url>, e.g. GPTBot=gptbot.json", r)
+			continue
+		case isRobotsURL(src):
+			if enforce.URLHost(src) == "" {
+				bad("--ip-ranges %q: a URL with no host", r)
+			}
+		default:
+			// The verifier reads a file when it starts and, failing,
+			// would leave the claim pending: say so now.
+			if st, err := os.Stat(src); err != nil {
+				bad("--ip-ranges %q: %w", r, err)
+			} else if st.IsDir() {
+				bad("--ip-ranges %q: %s is a directory", r, src)
+			}
+		}
+		cfg.IPRanges = append(cfg.IPRanges, caddymodule.IPRanges{Token: tok, Source: src})
+	}
+	domains, _ := fl.GetStringArray("reverse-dns")
+	for _, d := range domains {
+		tok, list, ok := strings.Cut(d, "=")
+		suffixes := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+		if !ok || !rules.IsProductToken(tok) || len(suffixes) == 0 {
+			bad("--reverse-dns %q: want <token>=<suffix,...>, e.g. Googlebot=googlebot.com,google.com", d)
+			continue
+		}
+		if cfg.ReverseDNS == nil {
+			cfg.ReverseDNS = make(map[string][]string)
+		}
+		cfg.ReverseDNS[tok] = append(cfg.ReverseDNS[tok], suffixes...)
+	}
+	if cfg.Resolver = fl.String("resolver"); cfg.Resolver != "" {
+		host, port, err := net.SplitHostPort(cfg.Resolver)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
+			bad("--resolver %q: want <host:port>, e.g. 127.0.0.1:53", cfg.Resolver)
+		}
+	}
+	timeout := fl.Duration("timeout")
+	if timeout <= 0 {
+		bad("--timeout %v: want a positive duration, e.g. 10s", timeout)
+	}
+	if err := cfg.Validate(); err != nil { // the handler's own checks, as a backstop
+		bad("%w", err)
+	}
+	return cfg, timeout
+}
+
+// maxProblems bounds the problems a claimChecker keeps from its verifier:
+// the last few say why an answer is pending.
+const maxProblems = 8
+
+// A claimChecker verifies claims for a command: a Verifier configured as
+// the handler configures its own, started, whose DNS traffic is traced so
+// that the output can name the PTR names it checked (package verify keeps
+// them to itself).
+type claimChecker struct {
+	v       *verify.Verifier
+	trace   *dnsTrace
+	timeout time.Duration
+	builtin bool
+
+	mu       sync.Mutex
+	problems []string // what the verifier reported (lists that failed), the last maxProblems
+}
+
+// newClaimChecker builds the verifier of cfg, which checks the
+// configuration and does no I/O (see check).
+func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChecker, error) {
+	c := &claimChecker{timeout: timeout, builtin: cfg.Builtin != "off"}
+	vc := cfg.VerifierConfig()
+	inner := vc.Resolver
+	if inner == nil {
+		inner = verify.NewResolver("")
+	}
+	c.trace = &dnsTrace{inner: inner, ptr: make(map[string]dnsAnswer), fwd: make(map[string]dnsAnswer)}
+	vc.Resolver = c.trace
+	vc.OnError = c.report
+	v, err := verify.New(vc)
+	if err != nil {
+		return nil, fmt.Errorf("crawler verification: %w", err)
+	}
+	c.v = v
+	return c, nil
+}
+
+// Close stops the verifier's background work.
+func (c *claimChecker) Close() { _ = c.v.Close() }
+
+func (c *claimChecker) report(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.problems) == maxProblems {
+		c.problems = c.problems[1:]
+	}
+	c.problems = append(c.problems, err.Error())
+}
+
+// prestart asks about the first addresses at once, without waiting, so
+// that their DNS lookups run side by side rather than one after another;
+// no more than the verifier's burst of lookups, which it would refuse.
+func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
+	if !c.v.HasMethod(token) {
+		return
+	}
+	c.v.Start()
+	for _, a := range addrs[:min(len(addrs), verify.DefaultDNSBurst)] {
+		c.v.Verify(token, a, nil)
+	}
+}
+
+// check verifies the claim that addr is token, waiting for the answer
+// until ctx is done.
+func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr) claimResult {
+	// The verifier starts with the first claim some method can decide,
+	// as the handler's starts with its first request: a check whose
+	// client the rules never bind, or whose token no method knows (and
+	// which VerifyNow answers at once), fetches no range list. Calls
+	// after the first do nothing.
+	hasMethod := c.v.HasMethod(token)
+	if hasMethod {
+		c.v.Start()
+	}
+	res, err := c.v.VerifyNow(ctx, token, addr)
+	r := claimResult{token: token, addr: addr, res: res, hasMethod: hasMethod, builtin: c.builtin}
+	var dnsErrs []string
+	if res.Method == verify.ReverseDNS {
+		ptr := c.trace.ptrOf(addr)
+		r.ptr, r.trace = ptr.values, c.trace
+		if ptr.err != "" {
+			dnsErrs = append(dnsErrs, "PTR lookup of "+ptr.err)
+		}
+		for _, name := range r.ptr {
+			fwd, asked := c.trace.forward(name)
+			if asked && slices.Contains(fwd.values, addr.String()) {
+				r.confirmed = append(r.confirmed, name)
+			}
+			if fwd.err != "" {
+				dnsErrs = append(dnsErrs, "forward lookup of "+fwd.err)
+			}
+		}
+	}
+	if err != nil {
+		// Why no answer came: the failed DNS questions about this
+		// address, or what went wrong with the range lists meanwhile
+		// (the verifier does not say which tokens a failed list proves).
+		r.pending = fmt.Sprintf("no answer within %v", c.timeout)
+		if res.Method == verify.IPRanges {
+			c.mu.Lock()
+			dnsErrs = slices.Clone(c.problems)
+			c.mu.Unlock()
+		}
+		if len(dnsErrs) > 0 {
+			r.pending += "; " + strings.Join(dnsErrs, "; ")
+		}
+	}
+	return r
+}
+
+// claimResult is the answer about one claim, with what explains it.
+type claimResult struct {
+	token     string
+	addr      netip.Addr
+	res       verify.Result
+	hasMethod bool      // some method is known for token
+	builtin   bool      // --verify-builtin on
+	ptr       []string  // PTR names of addr, for reverse DNS
+	confirmed []string  // PTR names that resolve back to addr
+	trace     *dnsTrace // the forward answers, for reverse DNS
+	pending   string    // why the answer is still pending
+}
+
+// detail says in words why the claim came out as it did.
+func (r *claimResult) detail() string {
+	switch r.res.Outcome {
+	case verify.Unverified:
+		if r.hasMethod {
+			return fmt.Sprintf("only Web Bot Auth is known for %s, and signed requests are verified by the handler only", r.token)
+		}
+		if !r.builtin {
+			return fmt.Sprintf("no method is known for %s (--verify-builtin off)", r.token)
+		}
+		return "no method is known for " + r.token
+	case verify.Pending:
+		return r.pending
+	}
+	if r.res.Method == verify.IPRanges {
+		if r.res.Outcome == verify.Verified {
+			return "in a range list of " + r.token
+		}
+		return "in no range list of " + r.token
+	}
+	if r.res.Method != verify.ReverseDNS {
+		return ""
+	}
+	if len(r.ptr) == 0 {
+		return "no PTR name"
+	}
+	var parts []string
+	for _, name := range r.ptr {
+		fwd, asked := r.trace.forward(name)
+		switch {
+		case r.res.Outcome == verify.Verified && slices.Contains(r.confirmed, name):
+			parts = append(parts, "PTR "+name+" resolves back to it")
+		case r.res.Outcome == verify.Verified:
+			continue // another name proved it
+		case !asked || slices.Contains(r.confirmed, name):
+			parts = append(parts, fmt.Sprintf("PTR %s is under no domain of %s", name, r.token))
+		case len(fwd.values) == 0:
+			parts = append(parts, "PTR "+name+" does not resolve")
+		default:
+			parts = append(parts, fmt.Sprintf("PTR %s resolves to %s, not to it", name, strings.Join(fwd.values, ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dnsTrace is the verifier's resolver, passed through, keeping the answers
+// the command explains its outcomes with. It holds the answers about the
+// addresses the command was given, no more: the verifier asks once per
+// address, and forward questions only for the names those answers gave.
+type dnsTrace struct {
+	inner verify.Resolver
+	mu    sync.Mutex
+	ptr   map[string]dnsAnswer // address → its PTR names
+	fwd   map[string]dnsAnswer // name → the addresses it resolves to
+}
+
+// dnsAnswer is the answer to a DNS question, in text: names lower-case and
+// without the root's dot, or addresses; err is empty when the answer is
+// "no such name", which is an answer.
+type dnsAnswer struct {
+	values []string
+	err    string
+}
+
+// LookupAddr implements verify.Resolver.
+func (t *dnsTrace) LookupAddr(ctx context.Context, addr string) ([]string, error) {
+	names, err := t.inner.LookupAddr(ctx, addr)
+	a := dnsAnswer{err: dnsErrorText(err)}
+	for _, n := range names {
+		a.values = append(a.values, strings.ToLower(strings.TrimSuffix(n, ".")))
+	}
+	t.mu.Lock()
+	t.ptr[addr] = a
+	t.mu.Unlock()
+	return names, err
+}
+
+// LookupIPAddr implements verify.Resolver.
+func (t *dnsTrace) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	ips, err := t.inner.LookupIPAddr(ctx, host)
+	a := dnsAnswer{err: dnsErrorText(err)}
+	for _, ip := range ips {
+		if addr, ok := netip.AddrFromSlice(ip.IP); ok {
+			a.values = append(a.values, addr.Unmap().String())
+		}
+	}
+	t.mu.Lock()
+	t.fwd[host] = a
+	t.mu.Unlock()
+	return ips, err
+}
+
+// dnsErrorText says what went wrong with a DNS question: "" for none, or
+// for "no such name".
+func dnsErrorText(err error) string {
+	var de *net.DNSError
+	switch {
+	case err == nil, errors.As(err, &de) && de.IsNotFound:
+		return ""
+	case de != nil:
+		// Without the server's address, which names the system's
+		// resolver even when the question went to --resolver.
+		return de.Name + ": " + de.Err
+	}
+	return err.Error()
+}
+
+// ptrOf returns the PTR answer about addr.
+func (t *dnsTrace) ptrOf(addr netip.Addr) dnsAnswer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ptr[addr.String()]
+}
+
+// forward returns what name resolved to, and whether it was asked.
+func (t *dnsTrace) forward(name string) (dnsAnswer, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.fwd[name]
+	return a, ok
+}

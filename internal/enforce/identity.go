@@ -1,0 +1,110 @@
+package enforce
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
+)
+
+// Identity says whether a client is the crawler its User-Agent names (see
+// package verify, whose Verifier implements it). Its methods are called
+// on the request path: they must not wait for the network.
+type Identity interface {
+	// Verify decides whether the client at addr, whose request is r (read
+	// for signatures; it may be nil), proves token.
+	Verify(token string, addr netip.Addr, r *http.Request) verify.Result
+	// HasMethod reports whether any method can decide a claim of token:
+	// a token without one can be claimed by anyone, and proves nothing.
+	HasMethod(token string) bool
+}
+
+// ForgedPolicy says what a client that fails to prove its claim gets.
+type ForgedPolicy uint8
+
+const (
+	// ForgedWildcard ("wildcard", the default): judged as the crawler it
+	// still says it is, without the token it could not prove: by the
+	// groups its other tokens name, or the "*" group.
+	ForgedWildcard ForgedPolicy = iota
+	// ForgedDeny ("deny"): refused outright.
+	ForgedDeny
+	// ForgedIgnore ("ignore"): judged as claimed, and recorded as forged.
+	ForgedIgnore
+)
+
+var forgedPolicyNames = [...]string{ForgedWildcard: "wildcard", ForgedDeny: "deny", ForgedIgnore: "ignore"}
+
+// String returns "wildcard", "deny" or "ignore".
+func (p ForgedPolicy) String() string {
+	if int(p) < len(forgedPolicyNames) {
+		return forgedPolicyNames[p]
+	}
+	return fmt.Sprintf("forged_policy(%d)", uint8(p))
+}
+
+// ParseForgedPolicy reads a ForgedPolicy by name; "" is the default.
+func ParseForgedPolicy(s string) (ForgedPolicy, error) {
+	if s == "" {
+		return ForgedWildcard, nil
+	}
+	for p, name := range forgedPolicyNames {
+		if name == s {
+			return ForgedPolicy(p), nil
+		}
+	}
+	return 0, fmt.Errorf("forged %q: want wildcard, deny or ignore", s)
+}
+
+// IdentityPolicy is what the outcome of a claim does to a decision.
+type IdentityPolicy struct {
+	Forged ForgedPolicy
+	// PendingWildcard judges a claim whose proof is not in yet as a forged
+	// one is judged under ForgedWildcard. Otherwise it is judged as
+	// claimed, so that a real crawler is never refused while DNS answers,
+	// unless no answer is on its way (verify.Result.Limited): a flood of
+	// claims from new addresses, past the lookup budget, must not buy the
+	// crawler's rights.
+	PendingWildcard bool
+}
+
+// claimed reports whether a decision rests on a claim worth verifying:
+// the client names a product token, and the rules bind it. Browsers, and
+// clients the "*" group does not bind, are never looked up.
+func claimed(dec *Decision) bool { return dec.Token != "" && dec.Bound }
+
+// identify verifies the claim behind jd's decision, made on req, and
+// applies the policy: the decision is made again without the token a
+// forged (or, by policy, pending) claim could not prove.
+func (j *Judge) identify(jd *Judgement, req *Request, dec *Decision, rd *Readings) {
+	if j.cfg.Identity == nil || !claimed(dec) || jd.Identity.Outcome != verify.None {
+		return
+	}
+	addr, _ := netip.ParseAddr(req.ClientIP)
+	res := j.cfg.Identity.Verify(dec.Token, addr, req.HTTP)
+	jd.Identity = res
+	forged := res.Outcome == verify.Forged
+	p := j.cfg.IdentityPolicy
+	switch {
+	case forged && p.Forged == ForgedDeny:
+		dec.Allowed, dec.Reason, dec.Reading = false, ReasonForged, AsSent
+	case forged && p.Forged == ForgedIgnore:
+	case (forged || res.Outcome == verify.Pending && (p.PendingWildcard || res.Limited)) && dec.Named:
+		// Judged as the crawler it still says it is, without the token
+		// it could not prove.
+		req.Forged = dec.Token
+		j.decider.DecideInto(dec, dec.Snapshot, req, rd)
+	}
+}
+
+// credited reports whether the crawler a decision is about proved its
+// token, or its token proves nothing either way: what was served under
+// the token is then what it was told.
+func (jd *Judgement) credited() bool {
+	switch jd.Identity.Outcome {
+	case verify.None, verify.Verified, verify.Unverified:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package enforce
+
+import (
+	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
+)
+
+// FillRecord fills rec with the compliance record of the judgement (see
+// package record), as the handler writes it and "caddy robots check"
+// prints it.
+func (jd *Judgement) FillRecord(rec *record.Decision) {
+	req, ev := &jd.req, &jd.Evidence
+	*rec = record.Decision{
+		Site:           req.Site,
+		Host:           req.Host,
+		Method:         req.Method,
+		URI:            req.URI,
+		UserAgent:      req.UserAgent,
+		Agent:          jd.Token,
+		BotClass:       jd.BotClass(),
+		Automation:     jd.Classification.Automation.String(),
+		Verdict:        VerdictName(jd.Allowed),
+		Mode:           jd.judge.mode,
+		Reason:         jd.Reason.String(),
+		Reading:        jd.Reading.String(),
+		GroupLine:      jd.Verdict.GroupLine,
+		Rule:           jd.Verdict.Rule.Pattern,
+		RuleLine:       jd.Verdict.Rule.Line,
+		Compliance:     ev.Compliance.String(),
+		JudgedVersions: ev.Versions,
+		Assessed:       ev.Assessed,
+		RFC9309Verdict: VerdictName(ev.RFC9309Allowed),
+		GoogleVerdict:  VerdictName(ev.GoogleAllowed),
+		RemoteIP:       req.RemoteIP,
+		ClientIP:       req.ClientIP,
+		Served:         len(ev.Served) > 0,
+		ContentUsage:   jd.Usage.String(),
+	}
+	if snap := jd.Snapshot; snap != nil {
+		rec.RobotsHash, rec.RobotsSource, rec.RobotsFetchedAt = snap.Hash, snap.Source, snap.FetchedAt
+	}
+	if rec.Served {
+		rec.ServedAt, rec.ServedHash, rec.ServedLink = ev.Served[0].At, ev.Served[0].Hash, ev.Link.String()
+	}
+	if jd.Identity.Outcome != verify.None {
+		rec.Identity, rec.IdentityMethod = jd.Identity.Outcome.String(), jd.Identity.Method.String()
+	}
+}
+
+// BotClass says how robots.txt saw the client, as records write it:
+// "named" when a group names it, else its class ("crawler", "automated",
+// "browser"), by which the wildcard policy held it to the "*" group or
+// not.
+func (dec *Decision) BotClass() string {
+	if dec.Named {
+		return "named"
+	}
+	return dec.Classification.Class.String()
+}
+
+// VerdictName names a verdict as records and placeholders do: "allow" or
+// "deny".
+func VerdictName(allowed bool) string {
+	if allowed {
+		return record.Allow
+	}
+	return record.Deny
+}
+
+// ReadingPath returns, as a string of its own, the target as the reading
+// that decided reads it: for a rewrite header, the target it names.
+func (jd *Judgement) ReadingPath() string {
+	if jd.Reading == RewriteHeader {
+		return strings.Clone(jd.alt.Path())
+	}
+	for i := 0; i < jd.rd.Len(); i++ {
+		if b, kind := jd.rd.At(i); kind == jd.Reading {
+			return string(b)
+		}
+	}
+	return strings.Clone(jd.Path)
+}
