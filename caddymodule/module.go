@@ -248,7 +248,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for allowed := range h.plainSeries {
 		h.plainSeries[allowed] = h.metrics.series(allowed == 1, enforce.ReasonNotAutomated, "", h.Mode)
 	}
-	if err := h.Validate(); err != nil {
+	if err := h.validate(); err != nil {
 		return err
 	}
 	switch h.Source.Kind {

@@ -40,12 +40,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // judgeRequest gathers what the core needs to know of r, as the client
-// sent it, and judges it. It is kept out of line, with the request it
-// gathers: ServeHTTP then holds nothing of its own while the rest of the
-// route runs, on a stack no deeper than with a handler that does nothing,
-// and the goroutines serving requests need no more stack for this one.
-//
-//go:noinline
+// sent it, and judges it. It is a function of its own, too large for the
+// compiler to inline, so that the request it gathers is not on
+// ServeHTTP's stack while the rest of the route runs.
 func (h *Handler) judgeRequest(r *http.Request, next caddyhttp.Handler) *enforce.Judgement {
 	sent := sentRequestOf(r)
 	req := enforce.Request{
@@ -81,8 +78,6 @@ func isInternalFetch(r *http.Request) bool {
 // sent; with the upstream source it also fetches robots.txt through the
 // rest of its own route, which answers /robots.txt for the rewritten site,
 // not the site's own file.
-//
-//go:noinline
 func (h *Handler) warnRewritten(sent, now string) {
 	if h.rewriteWarned.CompareAndSwap(false, true) {
 		h.logger.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent, and the robots.txt it enforces may not be the one the site answers for /robots.txt; place robots_enforce at the site level",

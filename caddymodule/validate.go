@@ -163,8 +163,19 @@ func (h *Handler) checkOption(option string) error {
 	return nil
 }
 
-// Validate checks the configuration, as JSON gives it.
+// Validate checks the configuration, as JSON gives it. Provision has
+// checked it already, before building anything from it, and refused to
+// provision an invalid one: Caddy's call after Provision finds nothing
+// more, and is not made to check twice.
 func (h *Handler) Validate() error {
+	if h.judge != nil {
+		return nil // provisioned, so checked
+	}
+	return h.validate()
+}
+
+// validate checks the configuration.
+func (h *Handler) validate() error {
 	var errs []error
 	for _, c := range fieldChecks {
 		if err := c.check(h); err != nil {

@@ -65,10 +65,7 @@ func (c *headerCache[V]) get(s string, compute func(key string) V) *V {
 }
 
 // add computes the value of header s, of hash h, and keeps it in set (when
-// not nil). It is get's miss, kept out of line: a value can be large, and
-// the room to build one would otherwise sit on the stack of every hit.
-//
-//go:noinline
+// not nil). It is get's miss.
 func (c *headerCache[V]) add(s string, h uint64, set *[2]atomic.Pointer[headerEntry[V]], compute func(key string) V) *V {
 	if set == nil {
 		v := compute(s)

@@ -152,11 +152,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 	})
 }
 
-// readUncached reads a header too long to cache. It is kept out of line,
-// as the cache's miss is: the room its reading takes would otherwise sit
-// on the stack of every decision.
-//
-//go:noinline
+// readUncached reads a header too long to cache, into a value of its own.
 func (d *Decider) readUncached(ua string) *readHeader {
 	h := &readHeader{tokens: Tokenize(ua)}
 	h.class = d.classifier.Classify(&h.tokens)

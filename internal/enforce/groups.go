@@ -163,8 +163,6 @@ func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
 // tryRest tries the candidates that t did not keep, the generic ones or
 // the others, reading them from the header again. Only headers with more
 // than MaxCandidates distinct candidates have any.
-//
-//go:noinline
 func (m *Match) tryRest(r *rules.Robots, filter *groupFilter, t *Tokens, generic bool) {
 	sc, _ := t.rest()
 	for sc.nextPiece() {

@@ -41,7 +41,7 @@ const (
 
 var readingNames = [...]string{AsSent: "as_sent", Cleaned: "cleaned", Decoded: "decoded", RewriteHeader: "rewrite_header"}
 
-// String returns "as_sent", "cleaned" or "decoded".
+// String returns "as_sent", "cleaned", "decoded" or "rewrite_header".
 func (r Reading) String() string {
 	if int(r) < len(readingNames) {
 		return readingNames[r]
