@@ -38,7 +38,8 @@ const (
 	CodeSitemapURL     = "sitemap-url"     // a sitemap that is not an absolute http(s) URL
 	CodeHTMLBody       = "html-body"       // an HTML page where robots.txt should be
 	CodeBinaryBody     = "binary-body"     // binary content where robots.txt should be
-	CodeContentSignal  = "content-signal"  // Cloudflare's Content-Signal record, kept but not read
+	CodeContentSignal  = "content-signal"  // a Content-Signal line, and the preference it is read as
+	CodeUsageConflict  = "usage-conflict"  // Content-Signal and Content-Usage lines that say y and n of one category
 )
 
 // Options tune Check.
@@ -93,6 +94,7 @@ func Check(body []byte, opts Options) []Finding {
 	l.disallowAll()
 	l.sitemaps()
 	l.contentSignals()
+	l.usageConflicts()
 	if len(l.groups) == 0 {
 		l.add(0, rules.Info, CodeNoGroups, "no user-agent line: the file restricts no crawler")
 	}
