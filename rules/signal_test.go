@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -213,5 +215,38 @@ func TestContentSignalDiagnostics(t *testing.T) {
 		if d == nil || !strings.Contains(d.Message, tt.want) {
 			t.Errorf("Diagnostics(%q) %s = %v, want %q in it", tt.body, tt.code, d, tt.want)
 		}
+	}
+}
+
+// TestCloudflareManagedRobotsTxt reads a robots.txt as Cloudflare's managed
+// robots.txt writes it (testdata/aipref, with its provenance): the
+// Content-Signal line of the first "*" group gives the preference of every
+// crawler no group names, and of browsers, in the "*" groups merged (RFC
+// 9309 §2.2.1); the AI crawlers' own groups state none; use= is reported,
+// not carried.
+func TestCloudflareManagedRobotsTxt(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("..", "testdata", "aipref", "cloudflare-managed.txt"))
+	if err != nil {
+		t.Fatalf("testdata missing: %v (see testdata/aipref/README.md)", err)
+	}
+	r := Parse(body)
+	var got []string
+	for _, d := range r.Diagnostics() {
+		got = append(got, fmt.Sprintf("%d %s", d.Line, d.Code))
+	}
+	// Line 107 is "User-agent: MJ12bot", whose token stops at the digit.
+	if !slices.Equal(got, []string{"30 signal-use", "107 agent-token"}) {
+		t.Errorf("Diagnostics() = %q, want the use= note on line 30 and MJ12bot's token on line 107", got)
+	}
+	const ref = "contentsignals.org, RFC 9309 §2.2.1"
+	runUsageCases(t, []usageCase{
+		{ref, string(body), "ExampleBot", "/page", "train-ai=n, search=y", 30},
+		{ref, string(body), "ExampleBot", "/admin/x", "", 0},
+		{ref, string(body), "GPTBot", "/page", "", 0},
+		{ref, string(body), "Googlebot", "/", "train-ai=n, search=y", 30},
+	})
+	if r.Allowed("GPTBot", "/page") || r.Allowed("ExampleBot", "/api/x") || !r.Allowed("ExampleBot", "/page") {
+		t.Errorf("[RFC 9309 §2.2.1] access: GPTBot /page %v, ExampleBot /api/x %v, ExampleBot /page %v; want false, false, true",
+			r.Allowed("GPTBot", "/page"), r.Allowed("ExampleBot", "/api/x"), r.Allowed("ExampleBot", "/page"))
 	}
 }
