@@ -4,8 +4,8 @@
 // not work as it reads: rules that never decide, agents named by several
 // groups, groups that free their agents from the "*" group's rules, a "*"
 // group that disallows everything, sitemaps crawlers cannot fetch, and the
-// AI usage preferences of draft-ietf-aipref-attach-05 and
-// draft-ietf-aipref-vocab-07.
+// AI usage preferences of draft-ietf-aipref-attach-05 (in the vocabulary of
+// draft-ietf-aipref-vocab-08) and of Cloudflare's Content-Signal lines.
 //
 // It has no HTTP and no Caddy in it: "caddy robots lint" reads or fetches
 // the files and prints what Check finds.
