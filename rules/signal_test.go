@@ -148,31 +148,44 @@ func TestContentSignalCanonical(t *testing.T) {
 	}
 }
 
-// TestUsagePairsBudget checks a file whose groups have more pairs of
-// Content-Usage and Content-Signal ranks than maxUsagePairs: the pairs
-// are not built past the budget, and lookups still combine correctly.
+// TestUsagePairsBudget checks the bound on the combinations of
+// Content-Usage and Content-Signal answers a file builds ahead of lookups
+// (maxUsagePairs): it holds for the file, not for each group, and lookups
+// past it still combine correctly.
 func TestUsagePairsBudget(t *testing.T) {
+	const n, m = 60, 50 // 3,000 pairs a group: two do not fit
+	if 2*n*m <= maxUsagePairs || n*m+1 > maxUsagePairs {
+		t.Fatalf("the test needs two groups of %d pairs to overrun %d, and one to fit", n*m, maxUsagePairs)
+	}
 	var b strings.Builder
-	b.WriteString("User-agent: *\nAllow: /\n")
-	const n, m = 100, 50 // 5,000 pairs
-	for i := range n {
-		fmt.Fprintf(&b, "Content-Usage: /u%d/ train-ai=y\n", i)
+	for _, agent := range []string{"A", "B"} {
+		fmt.Fprintf(&b, "User-agent: %s\nAllow: /\n", agent)
+		for i := range n {
+			fmt.Fprintf(&b, "Content-Usage: /u%d/ train-ai=y\n", i)
+		}
+		for i := range m {
+			fmt.Fprintf(&b, "Content-Signal: /u%d/ ai-train=no, search=yes\n", i*2)
+		}
 	}
-	for i := range m {
-		fmt.Fprintf(&b, "Content-Signal: /u%d/ ai-train=no, search=yes\n", i*2)
+	b.WriteString("User-agent: *\nAllow: /\nContent-Usage: train-ai=y\nContent-Signal: ai-input=no\n")
+	body := b.String()
+	r := Parse([]byte(body))
+	built := 0
+	for _, agent := range []string{"A", "B"} {
+		if r.Group(agent).usage.pairs != nil {
+			built++
+		}
 	}
-	b.WriteString("\nUser-agent: B\nContent-Usage: train-ai=y\nContent-Signal: ai-input=no\nAllow: /\n")
-	r := Parse([]byte(b.String()))
-	if n*m <= maxUsagePairs || r.Wildcard().usage.pairs != nil {
-		t.Fatalf("the big group built %d pairs, want none past the budget of %d", len(r.Wildcard().usage.pairs), maxUsagePairs)
+	if built != 1 || r.Wildcard().usage.pairs == nil {
+		t.Errorf("%d of the two big groups built their pairs, and the small one %v; want one, and true: %d pairs a file",
+			built, r.Wildcard().usage.pairs != nil, maxUsagePairs)
 	}
-	if r.Group("B").usage.pairs == nil {
-		t.Errorf("the small group built no pairs: the budget is per file, and it has room for them")
-	}
+	group := 2 + n + m // the lines of a big group
 	runUsageCases(t, []usageCase{
-		{"vocab-08 §5.1", b.String(), "A", "/u4/x", "train-ai=n, search=y", 3 + 4},
-		{"vocab-08 §5.1", b.String(), "A", "/u5/x", "train-ai=y", 3 + 5},
-		{"vocab-08 §5.1", b.String(), "B", "/x", "train-ai=y, ai-use=n", n + m + 5},
+		{"vocab-08 §5.1", body, "A", "/u4/x", "train-ai=n, search=y", 3 + 4},
+		{"vocab-08 §5.1", body, "B", "/u4/x", "train-ai=n, search=y", group + 3 + 4},
+		{"vocab-08 §5.1", body, "B", "/u5/x", "train-ai=y", group + 3 + 5},
+		{"vocab-08 §5.1", body, "C", "/x", "train-ai=y, ai-use=n", 2*group + 3},
 	})
 }
 
