@@ -48,13 +48,29 @@ const (
 	CodeRecordOutside    = "record-outside"     // a group record (crawl-delay) outside any group
 
 	// AI usage preferences (draft-ietf-aipref-attach-05 §3,
-	// draft-ietf-aipref-vocab-07 §6).
-	CodeUsageOutsideGroup = "usage-outside-group" // content-usage before any user-agent
-	CodeUsageMalformed    = "usage-malformed"     // a preference that is not a structured-fields dictionary
-	CodeUsageEmpty        = "usage-empty"         // a content-usage rule that states no preference
-	CodeUsageUnknownKey   = "usage-unknown-key"   // a category label the vocabulary does not define
-	CodeUsageBadValue     = "usage-bad-value"     // a known category whose value is not the token y or n
-	CodeUsageEndsGroup    = "usage-ends-group"    // a user-agent line after content-usage starts a new group
+	// draft-ietf-aipref-vocab-08 §6).
+	CodeUsageOutsideGroup  = "usage-outside-group"  // content-usage before any user-agent
+	CodeUsageMalformed     = "usage-malformed"      // a preference that is not a structured-fields dictionary
+	CodeUsageEmpty         = "usage-empty"          // a content-usage rule that states no preference
+	CodeUsageUnknownKey    = "usage-unknown-key"    // a category label the vocabulary does not define
+	CodeUsageBadValue      = "usage-bad-value"      // a known category whose value is not the token y or n
+	CodeUsageBetweenAgents = "usage-between-agents" // a user-agent line after content-usage or content-signal joins the group
+
+	// CodeUsageEndsGroup was reported when a user-agent line after a
+	// content-usage line started a new group.
+	//
+	// Deprecated: such a line no longer ends a group, and the code is no
+	// longer reported; see CodeUsageBetweenAgents.
+	CodeUsageEndsGroup = "usage-ends-group"
+
+	// Cloudflare's Content-Signal lines (contentsignals.org).
+	CodeSignalOutsideGroup = "signal-outside-group" // content-signal before any user-agent
+	CodeSignalEmpty        = "signal-empty"         // a content-signal line with no signal
+	CodeSignalMalformed    = "signal-malformed"     // a member that is not key=value
+	CodeSignalUnknownKey   = "signal-unknown-key"   // a key other than search, ai-input, ai-train and use
+	CodeSignalBadValue     = "signal-bad-value"     // a signal whose value is not yes or no (use: not a level)
+	CodeSignalRepeated     = "signal-repeated"      // a signal given both yes and no
+	CodeSignalUse          = "signal-use"           // use=, which has no AIPREF category
 )
 
 // A Diagnostic reports a line that Parse could not use or had to interpret.

@@ -1,8 +1,9 @@
 // Package rules parses robots.txt files and decides, for a crawler's product
 // token and a URL, whether the file allows the fetch. It implements RFC 9309
-// (the Robots Exclusion Protocol), and the AI usage preferences that
-// draft-ietf-aipref-attach-05 adds to it, and nothing else: no HTTP, no
-// User-Agent header parsing, no caching.
+// (the Robots Exclusion Protocol), the AI usage preferences that
+// draft-ietf-aipref-attach-05 adds to it, and Cloudflare's Content-Signal
+// lines, and nothing else: no HTTP, no User-Agent header parsing, no
+// caching.
 //
 // A file is parsed once into an immutable *Robots, whose groups are compiled
 // for matching; decisions then neither re-read the file nor allocate, and
@@ -28,7 +29,10 @@
 //     run ("Foo Bot/1.0" names "Foo"); "*" alone or followed by white space
 //     is the global agent, "*Bot" is not;
 //   - blank lines, comments and records other than allow and disallow
-//     between user-agent lines do not end a group;
+//     between user-agent lines do not end a group, Content-Usage and
+//     Content-Signal lines included (a deviation from the ABNF of
+//     draft-ietf-aipref-attach-05 §3, which makes Content-Usage a rule, so
+//     that access does not depend on whether the reader knows AIPREF);
 //   - a leading UTF-8 byte order mark, or a prefix of one, is skipped;
 //     CR, LF and CRLF each end a line; a line is read up to MaxLineLength
 //     octets;
@@ -51,16 +55,21 @@
 // # AI usage preferences
 //
 // A group's Content-Usage rules (draft-ietf-aipref-attach-05 §3) attach a
-// usage preference, in the vocabulary of draft-ietf-aipref-vocab-07
-// ("train-ai=n, search=y"), to the paths the group lets crawlers fetch.
-// The rule whose path pattern is the longest that matches decides, as for
-// allow and disallow; a rule without a path applies to every path, as "/"
-// does; rules with the same pattern combine, any "n" winning. Decide puts
-// the preference in Verdict.Usage; Group.UsageCanonical is the
-// allocation-free form, beside Group.DecideCanonical. ParseUsage reads the
-// Content-Usage header field, and CombineUsage combines statements.
-// Content-Usage lines are reported in Diagnostics like any other line;
-// Cloudflare's Content-Signal lines are kept as records, not interpreted.
+// usage preference, in the vocabulary of draft-ietf-aipref-vocab-08
+// ("train-ai=n, ai-use=n, search=y"), to the paths the group lets crawlers
+// fetch. The rule whose path pattern is the longest that matches decides,
+// as for allow and disallow; a rule without a path applies to every path,
+// as "/" does; rules with the same pattern combine, any "n" winning.
+// Cloudflare's Content-Signal lines (contentsignals.org) are read into the
+// same vocabulary (search as search, ai-train as train-ai, ai-input as
+// ai-use; yes as y, no as n) and chosen the same way among themselves; the
+// answers of the two kinds of line then combine as statements made in
+// different ways do (vocab-08 §5.1). Decide puts the preference in
+// Verdict.Usage, whose Rules say which lines, of which kind, stated it;
+// Group.UsageCanonical is the allocation-free form, beside
+// Group.DecideCanonical. ParseUsage reads the Content-Usage header field,
+// and CombineUsage combines statements. Both kinds of line are reported in
+// Diagnostics like any other line.
 //
 // # Speed
 //

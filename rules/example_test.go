@@ -64,10 +64,31 @@ Content-Usage: /research/ train-ai=y
 	// /private/report: allowed=false usage="" line=0 train-ai=unknown search=unknown
 }
 
+// A Content-Signal line (contentsignals.org) is read into the AIPREF
+// vocabulary and combined with the group's Content-Usage rules, any n
+// winning (draft-ietf-aipref-vocab-08 §5.1); Rules says which line of
+// which kind stated each part.
+func ExampleUsage_Rules() {
+	r := rules.Parse([]byte(`User-agent: *
+Allow: /
+Content-Signal: search=yes, ai-train=no, ai-input=no
+Content-Usage: /research/ train-ai=y, search=y
+`))
+	u := r.Decide("ExampleBot", "/research/paper.pdf").Usage
+	fmt.Println(u)
+	for _, rule := range u.Rules() {
+		fmt.Printf("line %d (%v): train-ai=%v ai-use=%v search=%v\n", rule.Line, rule.Kind, rule.TrainAI, rule.AIUse, rule.Search)
+	}
+	// Output:
+	// train-ai=n, ai-use=n, search=y
+	// line 3 (Content-Signal): train-ai=n ai-use=n search=y
+	// line 4 (Content-Usage): train-ai=y ai-use=unknown search=y
+}
+
 // ParseUsage reads a Content-Usage header field
 // (draft-ietf-aipref-attach-05 §2); CombineUsage joins it with what
 // robots.txt says, the most restrictive preference winning
-// (draft-ietf-aipref-vocab-07 §5.1).
+// (draft-ietf-aipref-vocab-08 §5.1).
 func ExampleParseUsage() {
 	header, err := rules.ParseUsage("search=y, train-ai=y")
 	if err != nil {

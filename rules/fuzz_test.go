@@ -75,7 +75,7 @@ func FuzzParse(f *testing.F) {
 func sameVerdict(a, b Verdict) bool {
 	ua, ub := a.Usage, b.Usage
 	a.Usage, b.Usage = Usage{}, Usage{}
-	return a == b && ua.TrainAI == ub.TrainAI && ua.Search == ub.Search && ua.String() == ub.String() &&
+	return a == b && ua.TrainAI == ub.TrainAI && ua.AIUse == ub.AIUse && ua.Search == ub.Search && ua.String() == ub.String() &&
 		reflect.DeepEqual(ua.Rules(), ub.Rules())
 }
 

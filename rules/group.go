@@ -20,8 +20,8 @@ type Group struct {
 	compiled   []compiled // by rank: most specific first, allow before disallow
 	byPrefix   prefixIndex
 	floating   floatIndex
-	usageRules []UsageRule // as written, in file order
-	usage      *usageIndex // nil when the group has no Content-Usage rule
+	usageRules []UsageRule // Content-Usage and Content-Signal rules as written, in file order
+	usage      *usageSet   // nil when the group has neither
 }
 
 // compiled is one rule ready for matching.
@@ -102,12 +102,13 @@ func (r *Robots) compile() {
 	}
 	// Tokens named in the same groups share one compiled Group.
 	built := map[string]*Group{}
+	pairs := maxUsagePairs // the file's budget (see newUsageSet)
 	build := func(groups []int, kind GroupKind) *Group {
 		key := fmt.Sprint(kind, groups)
 		if g, ok := built[key]; ok {
 			return g
 		}
-		g := r.newGroup(groups, kind)
+		g := r.newGroup(groups, kind, &pairs)
 		built[key] = g
 		return g
 	}
@@ -127,7 +128,9 @@ func appendOnce(s []int, v int) []int {
 	return append(s, v)
 }
 
-func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
+// newGroup compiles the source groups into one, spending *usagePairs on
+// combined usage preferences (see newUsageSet).
+func (r *Robots) newGroup(groups []int, kind GroupKind, usagePairs *int) *Group {
 	g := &Group{line: r.groups[groups[0]].Line, kind: kind}
 	for _, gi := range groups {
 		sg := &r.groups[gi]
@@ -159,7 +162,7 @@ func (r *Robots) newGroup(groups []int, kind GroupKind) *Group {
 	var rest []int32
 	g.floating, rest = newFloatIndex(g.compiled)
 	g.byPrefix = newPrefixIndex(g.compiled, rest)
-	g.usage = newUsageIndex(g.usageRules)
+	g.usage = newUsageSet(g.usageRules, usagePairs)
 	return g
 }
 

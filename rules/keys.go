@@ -10,8 +10,9 @@ const (
 	keyDisallow
 	keySitemap
 	keyCrawlDelay
-	keyContentUsage // draft-ietf-aipref-attach-05 §3
-	keyOther        // a known extension record, kept but not interpreted
+	keyContentUsage  // draft-ietf-aipref-attach-05 §3
+	keyContentSignal // contentsignals.org
+	keyOther         // a known extension record, kept but not interpreted
 )
 
 // keySpelling maps a spelling a key starts with to its kind. Like Google's
@@ -38,19 +39,18 @@ var keySpellings = []struct {
 }
 
 // otherKeys are records outside RFC 9309 that are common enough not to be
-// reported as unknown. They are kept in Robots.Records. Content-Signal is
-// Cloudflare's usage preference record (draft-romm-aipref-contentsignals),
-// read by no standard: it is kept, not interpreted.
-var otherKeys = []string{"host", "clean-param", "request-rate", "visit-time", "content-signal", "noindex"}
+// reported as unknown. They are kept in Robots.Records.
+var otherKeys = []string{"host", "clean-param", "request-rate", "visit-time", "noindex"}
 
 // canonicalKeys names each key kind as the RFC (or common use) spells it.
 var canonicalKeys = map[key]string{
-	keyUserAgent:    "user-agent",
-	keyAllow:        "allow",
-	keyDisallow:     "disallow",
-	keySitemap:      "sitemap",
-	keyCrawlDelay:   "crawl-delay",
-	keyContentUsage: "content-usage",
+	keyUserAgent:     "user-agent",
+	keyAllow:         "allow",
+	keyDisallow:      "disallow",
+	keySitemap:       "sitemap",
+	keyCrawlDelay:    "crawl-delay",
+	keyContentUsage:  "content-usage",
+	keyContentSignal: "content-signal",
 }
 
 // classifyKey returns the kind of the key as written, and whether it was
@@ -64,9 +64,13 @@ func classifyKey(k string) (kind key, inexact bool) {
 	if equalFoldASCII(k, "crawl-delay") {
 		return keyCrawlDelay, false
 	}
-	// The draft names the key exactly; no typo is read as it.
+	// The draft and contentsignals.org name the keys exactly; no typo is
+	// read as them.
 	if equalFoldASCII(k, "content-usage") {
 		return keyContentUsage, false
+	}
+	if equalFoldASCII(k, "content-signal") {
+		return keyContentSignal, false
 	}
 	for _, o := range otherKeys {
 		if equalFoldASCII(k, o) {

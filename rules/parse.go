@@ -53,12 +53,12 @@ type parser struct {
 	// open is the index in r.groups of the group that user-agent lines
 	// are added to, or -1 before the first user-agent line.
 	open int
-	// rulesSeen is set once the open group has a rule: the next
-	// user-agent line then starts a new group.
+	// rulesSeen is set once the open group has an allow or disallow
+	// line: the next user-agent line then starts a new group.
 	rulesSeen bool
-	// accessSeen is set once the open group has an allow or disallow
-	// line, not only Content-Usage rules.
-	accessSeen bool
+	// prefSeen is set by a Content-Usage or Content-Signal line in the
+	// open group's run of user-agent lines, which it does not end.
+	prefSeen bool
 }
 
 func (p *parser) diag(num int, sev Severity, code, format string, args ...any) {
@@ -109,6 +109,8 @@ func (p *parser) line(l line) {
 		p.rule(l.num, kind == keyAllow, v)
 	case keyContentUsage:
 		p.contentUsage(l.num, v)
+	case keyContentSignal:
+		p.contentSignal(l.num, v)
 	case keySitemap:
 		p.r.sitemaps = append(p.r.sitemaps, v)
 		p.record(l.num, k, v)
@@ -135,17 +137,22 @@ func (p *parser) record(num int, k, v string) {
 // user-agent lines form one group; so do user-agent lines with blank lines,
 // comments or records other than allow/disallow between them
 // (Google-compatible; the RFC grammar allows only blank lines there).
+// Content-Usage and Content-Signal lines are such records here, although
+// draft-ietf-aipref-attach-05 §3 makes Content-Usage a rule: see
+// docs/rfc9309.md, "Deviations".
 func (p *parser) userAgent(num int, v string) {
-	if p.open >= 0 && p.rulesSeen && !p.accessSeen {
-		p.diag(num, Warning, CodeUsageEndsGroup,
-			"user-agent after a content-usage line starts a new group (draft-ietf-aipref-attach-05 §3 makes content-usage a rule): "+
-				"the group at line %d has no allow or disallow line, while a parser that does not know content-usage joins the two groups",
+	if p.open >= 0 && !p.rulesSeen && p.prefSeen {
+		p.diag(num, Warning, CodeUsageBetweenAgents,
+			"user-agent after a usage preference line joins the group at line %d, as parsers that do not know the line read it "+
+				"(draft-ietf-aipref-attach-05 §3 would start a new group here): the preferences above apply to these agents too; "+
+				"put the group's user-agent lines together, before its rules",
 			p.r.groups[p.open].Line)
+		p.prefSeen = false
 	}
 	if p.open < 0 || p.rulesSeen {
 		p.r.groups = append(p.r.groups, SourceGroup{Line: num})
 		p.open = len(p.r.groups) - 1
-		p.rulesSeen, p.accessSeen = false, false
+		p.rulesSeen, p.prefSeen = false, false
 	}
 	a := Agent{Line: num, Value: v}
 	switch {
@@ -200,7 +207,7 @@ func (p *parser) rule(num int, allow bool, v string) {
 		p.diag(num, Error, CodeRuleOutsideGroup, "rule before any user-agent line: ignored")
 		return
 	}
-	p.rulesSeen, p.accessSeen = true, true
+	p.rulesSeen = true
 	p.r.groups[p.open].RuleLines++
 	if v == "" {
 		return // An empty pattern is no rule (RFC 9309 §2.2.2).

@@ -137,6 +137,44 @@ func TestProfileGoogleGroupBoundaries(t *testing.T) {
 	})
 }
 
+// TestPreferenceLinesJoinAgents checks the deviation docs/rfc9309.md lists
+// under "Deviations": a Content-Usage or Content-Signal line between
+// user-agent lines does not end the group, although
+// draft-ietf-aipref-attach-05 §3 makes Content-Usage a rule. RFC 9309 §2.2
+// has no place for other records in a group and §2.2.4 leaves them to the
+// crawler; Google's parser skips both lines, so the file below makes one
+// group that keeps FooBot out of /x. Access must not depend on whether the
+// reader knows AIPREF; the preference then applies to every agent of the
+// group, and the parser warns.
+func TestPreferenceLinesJoinAgents(t *testing.T) {
+	const ref = "docs/rfc9309.md, Deviations: a usage preference line does not end a run of user-agent lines"
+	for _, line := range []string{"Content-Usage: train-ai=n", "Content-Signal: ai-train=no", "content-usage: /a/ train-ai=n"} {
+		robots := "User-agent: FooBot\n" + line + "\nUser-agent: *\nDisallow: /x\n"
+		runDecideCases(t, []decideCase{
+			{ref, robots, "FooBot", "/x", false},
+			{ref, robots, "OtherBot", "/x", false},
+			{ref, robots, "FooBot", "/a/y", true},
+		})
+		r := Parse([]byte(robots))
+		if len(r.Groups()) != 1 || r.Group("FooBot").Line() != 1 || r.Wildcard().Line() != 1 {
+			t.Errorf("[%s] %q: %d groups, want one naming FooBot and *", ref, robots, len(r.Groups()))
+		}
+		if u := r.Decide("OtherBot", "/a/y").Usage; u.TrainAI != PreferenceDisallowed || u.Line() != 2 {
+			t.Errorf("[%s] %q: OtherBot's preference = %q line %d, want train-ai=n from line 2", ref, robots, u, u.Line())
+		}
+		if d := findDiag(r, CodeUsageBetweenAgents); d == nil || d.Line != 3 || d.Severity != Warning {
+			t.Errorf("[%s] %q: diagnostics %v, want a %s warning on line 3", ref, robots, r.Diagnostics(), CodeUsageBetweenAgents)
+		}
+	}
+	// After an allow or disallow line, a user-agent line starts a new
+	// group as always, and nothing is reported.
+	robots := "User-agent: FooBot\nContent-Usage: train-ai=n\nAllow: /\nUser-agent: *\nDisallow: /x\n"
+	runDecideCases(t, []decideCase{{"RFC 9309 §2.2", robots, "FooBot", "/x", true}, {"RFC 9309 §2.2", robots, "OtherBot", "/x", false}})
+	if d := Parse([]byte(robots)).Diagnostics(); len(d) != 0 {
+		t.Errorf("[RFC 9309 §2.2] %q: diagnostics %v, want none", robots, d)
+	}
+}
+
 func TestProfileGoogleLineEnds(t *testing.T) {
 	const ref = "Google-compatible: line ends and byte order mark"
 	var cases []decideCase

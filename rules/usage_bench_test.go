@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// usageBenchFiles are robots.txt files with Content-Usage rules: the
-// examples of draft-ietf-aipref-attach-05 and of this package, and a group
-// with a rule for each of 100 directories, some with wildcards.
+// usageBenchFiles are robots.txt files with usage preferences: the
+// examples of draft-ietf-aipref-attach-05 and of this package, a group
+// with a Content-Usage rule for each of 100 directories, some with
+// wildcards, and the same with Cloudflare's Content-Signal line, whose
+// answer combines with the Content-Usage one.
 func usageBenchFiles() map[string]string {
 	var dirs strings.Builder
 	dirs.WriteString("User-agent: *\nDisallow: /private/\nContent-Usage: train-ai=n, search=y\n")
@@ -18,7 +20,9 @@ func usageBenchFiles() map[string]string {
 			fmt.Fprintf(&dirs, "Content-Usage: /*/archive-%d/*.pdf$ search=n\n", i)
 		}
 	}
-	return map[string]string{"attach": attachExample, "seed": seedExample, "dirs=100": dirs.String()}
+	signal := strings.Replace(dirs.String(), "User-agent: *\n", "User-agent: *\nContent-Signal: search=yes,ai-train=no,use=reference\n", 1)
+	return map[string]string{"attach": attachExample, "seed": seedExample, "dirs=100": dirs.String(),
+		"signal": "User-agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\n", "signal+dirs=100": signal}
 }
 
 var usageBenchPaths = []string{"/", "/research/paper.html", "/ai-ok/test", "/section-42/a/b.html",

@@ -2,30 +2,80 @@ package rules
 
 // The robots.txt Content-Usage rule of draft-ietf-aipref-attach-05 §3: a
 // usage preference (see usage.go) attached to the paths of a group.
+// Content-Signal lines (signal.go) are read into rules of the same form,
+// and indexed the same way, apart (see usage_set.go).
 
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
-	"unsafe"
 )
 
-// A UsageRule is one Content-Usage line of a group
-// (draft-ietf-aipref-attach-05 §3).
+// A UsageKind says which kind of line stated a usage preference.
+type UsageKind uint8
+
+const (
+	// ContentUsage is a Content-Usage line (draft-ietf-aipref-attach-05
+	// §3), in the vocabulary of draft-ietf-aipref-vocab-08.
+	ContentUsage UsageKind = iota
+	// ContentSignal is Cloudflare's Content-Signal line
+	// (contentsignals.org), whose signals are read into that vocabulary:
+	// search as search, ai-train as train-ai, ai-input as ai-use.
+	ContentSignal
+)
+
+// String returns the key of the kind of line, as written in robots.txt:
+// "Content-Usage" or "Content-Signal".
+func (k UsageKind) String() string {
+	switch k {
+	case ContentUsage:
+		return "Content-Usage"
+	case ContentSignal:
+		return "Content-Signal"
+	}
+	return "UsageKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A UsageRule is one Content-Usage or Content-Signal line of a group.
 type UsageRule struct {
+	// Kind says which kind of line it is.
+	Kind UsageKind
 	// Path is the path pattern as written, with "*" and "$" as in allow
 	// and disallow rules, or "" when the rule has none: it then applies to
 	// every path, as "/" does.
 	Path string
-	// Preference is the statement of preference as written.
+	// Preference is the statement of preference as written: for a
+	// Content-Signal line, its signals ("search=yes, ai-train=no").
 	Preference string
-	// TrainAI and Search are what this rule alone says of each category.
-	TrainAI, Search Preference
+	// TrainAI, AIUse and Search are what this rule alone says of each
+	// category of draft-ietf-aipref-vocab-08.
+	TrainAI, AIUse, Search Preference
 	// Line is the rule's line number.
 	Line int
 	// GroupLine is the line of the first user-agent line of the group the
 	// rule was written in.
 	GroupLine int
+}
+
+// String writes the rule as a robots.txt line, with the key spelt as the
+// specification spells it: "Content-Signal: /blog/ search=yes".
+func (r UsageRule) String() string {
+	switch {
+	case r.Path == "":
+		return r.Kind.String() + ": " + r.Preference
+	case r.Preference == "":
+		return r.Kind.String() + ": " + r.Path
+	}
+	return r.Kind.String() + ": " + r.Path + " " + r.Preference
+}
+
+// statement reads the rule's preference again, as the parser read it.
+func (r *UsageRule) statement() statement {
+	if r.Kind == ContentSignal {
+		return parseSignals(r.Preference).st
+	}
+	return parseStatement(r.Preference)
 }
 
 // splitUsageValue splits a Content-Usage rule value into its path and its
@@ -45,15 +95,18 @@ func splitUsageValue(v string) (path, pref string) {
 }
 
 // contentUsage handles a Content-Usage line (draft-ietf-aipref-attach-05
-// §3). It is a rule: like allow and disallow it belongs to the open group
-// and ends the group's run of user-agent lines (the draft's ABNF extends
-// RFC 9309's "rule").
+// §3). It belongs to the open group. Unlike allow and disallow, it does not
+// end the group's run of user-agent lines, although the draft's ABNF makes
+// it a rule: a parser that does not know the line, Google's among them,
+// skips it and keeps the run going, and how a file grants access must not
+// depend on whether its reader knows AIPREF (see userAgent and
+// docs/rfc9309.md).
 func (p *parser) contentUsage(num int, v string) {
 	if p.open < 0 {
 		p.diag(num, Error, CodeUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
 		return
 	}
-	p.rulesSeen = true
+	p.prefSeen = true
 	path, pref := splitUsageValue(v)
 	st := parseStatement(pref)
 	switch {
@@ -68,14 +121,15 @@ func (p *parser) contentUsage(num int, v string) {
 			pref, st.err, usagePathOrRoot(path), hint)
 	}
 	for _, k := range st.unknownKeys {
-		p.diag(num, Warning, CodeUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s; draft-ietf-aipref-vocab-07 §6.1): ignored",
-			k, LabelTrainAI, LabelSearch)
+		p.diag(num, Warning, CodeUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
+			k, LabelTrainAI, LabelAIUse, LabelSearch)
 	}
 	for _, k := range st.badValues {
-		p.diag(num, Warning, CodeUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-07 §6.2): its preference is unknown", k)
+		p.diag(num, Warning, CodeUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
 	}
 	g := &p.r.groups[p.open]
-	g.Usage = append(g.Usage, UsageRule{Path: path, Preference: pref, TrainAI: st.trainAI, Search: st.search, Line: num, GroupLine: g.Line})
+	g.Usage = append(g.Usage, UsageRule{Kind: ContentUsage, Path: path, Preference: pref,
+		TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num, GroupLine: g.Line})
 }
 
 // usagePathOrRoot names the paths a rule's path pattern covers.
@@ -86,12 +140,13 @@ func usagePathOrRoot(path string) string {
 	return path
 }
 
-// A usageIndex finds the Content-Usage rule for a path: the one whose path
-// pattern is the longest that matches, as allow and disallow rules are
-// chosen (draft-ietf-aipref-attach-05 §3.1, RFC 9309 §2.2.2). Rules with
-// the same pattern are combined when the group is compiled, the most
-// restrictive preference winning (draft-ietf-aipref-vocab-07 §5.1, which
-// attach-05 §3.1 cites as its §7.1), so a lookup only copies the result.
+// A usageIndex finds, among a group's rules of one kind, the rule for a
+// path: the one whose path pattern is the longest that matches, as allow
+// and disallow rules are chosen (draft-ietf-aipref-attach-05 §3.1, RFC 9309
+// §2.2.2). Rules with the same pattern are combined when the group is
+// compiled, the most restrictive preference winning
+// (draft-ietf-aipref-vocab-08 §5.1, which attach-05 §3.1 cites as its
+// §7.1), so a lookup only copies the result.
 type usageIndex struct {
 	compiled []compiled // the patterns by rank: longest first
 	usages   []Usage    // the combined preference of each rank
@@ -100,8 +155,8 @@ type usageIndex struct {
 	floating floatIndex
 }
 
-// newUsageIndex compiles a group's Content-Usage rules, or returns nil when
-// there are none.
+// newUsageIndex compiles rules of one kind, or returns nil when there are
+// none.
 func newUsageIndex(rules []UsageRule) *usageIndex {
 	if len(rules) == 0 {
 		return nil
@@ -127,7 +182,7 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 			entries = append(entries, e)
 		}
 		e.rules = append(e.rules, r)
-		e.sts = append(e.sts, parseStatement(r.Preference))
+		e.sts = append(e.sts, r.statement())
 	}
 	slices.SortStableFunc(entries, func(a, b *entry) int {
 		if c := cmp.Compare(b.pat.priority, a.pat.priority); c != 0 {
@@ -154,14 +209,17 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 	return x
 }
 
-// lookup returns the preference for path, in matching form.
-func (x *usageIndex) lookup(path string) Usage {
+// lookup returns the preference for path, in matching form, with the rank
+// of the most specific rule that matched (-1 for none) and whether other
+// rules as specific matched too, in which case the preference was built
+// for this lookup.
+func (x *usageIndex) lookup(path string) (u Usage, rank int32, tied bool) {
 	n := int32(len(x.compiled))
 	best := n
 	x.byPrefix.best(path, x.compiled, &best)
 	x.floating.best(path, x.compiled, &best)
 	if best == n {
-		return Usage{}
+		return Usage{}, -1, false
 	}
 	// Other patterns as long as the best one that match too are as
 	// specific: their preferences combine as those of one pattern do
@@ -169,7 +227,7 @@ func (x *usageIndex) lookup(path string) Usage {
 	// were combined when compiled). Such ties are rare ("/a*" and "/ab" on
 	// "/abc"); their combination is built here, and allocates.
 	end := x.classEnd[best]
-	var tied []Usage
+	var tiedWith []Usage
 	for at := best; at+1 < end; {
 		next := end
 		x.byPrefix.bestAfter(path, x.compiled, at, &next)
@@ -177,44 +235,14 @@ func (x *usageIndex) lookup(path string) Usage {
 		if next == end {
 			break
 		}
-		if tied == nil {
-			tied = append(tied, x.usages[best])
+		if tiedWith == nil {
+			tiedWith = append(tiedWith, x.usages[best])
 		}
-		tied = append(tied, x.usages[next])
+		tiedWith = append(tiedWith, x.usages[next])
 		at = next
 	}
-	if tied != nil {
-		return CombineUsage(tied...)
+	if tiedWith != nil {
+		return CombineUsage(tiedWith...), best, true
 	}
-	return x.usages[best]
-}
-
-// HasUsage reports whether the group has Content-Usage rules, so that a
-// caller can skip UsageCanonical for the many groups that have none.
-func (g *Group) HasUsage() bool { return g.usage != nil }
-
-// UsageRules returns the group's Content-Usage rules in file order.
-func (g *Group) UsageRules() []UsageRule { return slices.Clone(g.usageRules) }
-
-// UsageCanonical returns the usage preference the group's Content-Usage
-// rules attach to a path made by AppendCanonicalTarget: that of the rule
-// with the longest matching path pattern (draft-ietf-aipref-attach-05
-// §3.1). It does not consult allow and disallow rules: no preference
-// applies to a path the group disallows (attach-05 §3.1), which the caller
-// tells from DecideCanonical. It does not keep path, and does not allocate
-// but to combine rules with different patterns of the same length that all
-// match.
-func (g *Group) UsageCanonical(path []byte) Usage {
-	if g.usage == nil {
-		return Usage{}
-	}
-	return g.usage.lookup(unsafe.String(unsafe.SliceData(path), len(path)))
-}
-
-// withUsage adds to an allowing verdict the preference for path.
-func (g *Group) withUsage(v Verdict, path string) Verdict {
-	if v.Allowed && g.usage != nil {
-		v.Usage = g.usage.lookup(path)
-	}
-	return v
+	return x.usages[best], best, false
 }

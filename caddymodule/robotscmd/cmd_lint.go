@@ -43,11 +43,14 @@ reports, as "file:line: severity: message":
   - "Disallow: /" in the "*" group;
   - sitemaps that are not absolute http or https URLs;
   - AI usage preferences (draft-ietf-aipref-attach-05, the vocabulary of
-    draft-ietf-aipref-vocab-07): Content-Usage lines outside any group,
+    draft-ietf-aipref-vocab-08): Content-Usage lines outside any group,
     preferences that are not structured-fields dictionaries, categories
-    other than train-ai and search, values other than y and n, groups that
-    state a preference but have no allow or disallow line, and Cloudflare's
-    Content-Signal lines (kept, not read: an info finding);
+    other than train-ai, ai-use and search, values other than y and n,
+    groups that state a preference but have no allow or disallow line,
+    preference lines between user-agent lines; Cloudflare's Content-Signal
+    lines (how each is read, unknown keys, values other than yes and no,
+    use=, which is not carried), and Content-Signal and Content-Usage lines
+    that disagree;
   - an HTML page or binary content instead of a robots.txt, and for a URL,
     a response the handler would not accept as one.
 

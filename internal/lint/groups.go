@@ -55,15 +55,16 @@ func (l *linter) agents() {
 // everything" on purpose and is not reported. Agents named by such a group
 // are still bound by it: they escape the "*" group's rules (RFC 9309
 // §2.2.1), which is rarely what a group holding only, say, a crawl-delay
-// means. A group whose only rules are Content-Usage rules is the same
-// case, anywhere in the file (see usageOnly).
+// means. A group that states a usage preference and has no rules is
+// usageOnly's to report, anywhere in the file: a "*" group that only
+// states a preference restricts no crawler on purpose.
 func (l *linter) noRules() {
 	l.usageOnly()
 	if len(l.groups) == 0 || l.r.Truncated() {
 		return
 	}
 	last := l.groups[len(l.groups)-1]
-	if len(last.Rules) > 0 || !l.lastGroupOpen() {
+	if len(last.Rules) > 0 || len(last.Usage) > 0 || !l.lastGroupOpen() {
 		return
 	}
 	var names []string
@@ -85,9 +86,9 @@ func (l *linter) noRules() {
 }
 
 // usageOnly reports a group that states a usage preference
-// (draft-ietf-aipref-attach-05 §3) but has no allow or disallow line: a
-// group written only to add a Content-Usage rule for a crawler frees that
-// crawler from the "*" group's rules (RFC 9309 §2.2.1). Agents that some
+// (draft-ietf-aipref-attach-05 §3, or a Content-Signal line) but has no
+// allow or disallow line: a group written only to add a preference for a
+// crawler frees that crawler from the "*" group's rules (RFC 9309 §2.2.1). Agents that some
 // group gives allow or disallow lines (an empty one included), and "*",
 // which has no token, are not reported.
 func (l *linter) usageOnly() {
@@ -113,7 +114,7 @@ func (l *linter) usageOnly() {
 			continue
 		}
 		l.add(g.Line, rules.Warning, CodeNoRules,
-			"the group naming %s has content-usage rules but no allow or disallow line: %s may fetch everything%s; "+
+			"the group naming %s states a usage preference but has no allow or disallow line: %s may fetch everything%s; "+
 				`a usage preference does not restrict fetching (draft-ietf-aipref-attach-05 §3.1): add the rules that apply, or "Allow: /" to say so`,
 			andList(names), andList(names), l.escapesWildcard(names))
 	}

@@ -4,8 +4,8 @@
 // not work as it reads: rules that never decide, agents named by several
 // groups, groups that free their agents from the "*" group's rules, a "*"
 // group that disallows everything, sitemaps crawlers cannot fetch, and the
-// AI usage preferences of draft-ietf-aipref-attach-05 and
-// draft-ietf-aipref-vocab-07.
+// AI usage preferences of draft-ietf-aipref-attach-05 (in the vocabulary of
+// draft-ietf-aipref-vocab-08) and of Cloudflare's Content-Signal lines.
 //
 // It has no HTTP and no Caddy in it: "caddy robots lint" reads or fetches
 // the files and prints what Check finds.
@@ -38,7 +38,8 @@ const (
 	CodeSitemapURL     = "sitemap-url"     // a sitemap that is not an absolute http(s) URL
 	CodeHTMLBody       = "html-body"       // an HTML page where robots.txt should be
 	CodeBinaryBody     = "binary-body"     // binary content where robots.txt should be
-	CodeContentSignal  = "content-signal"  // Cloudflare's Content-Signal record, kept but not read
+	CodeContentSignal  = "content-signal"  // a Content-Signal line, and the preference it is read as
+	CodeUsageConflict  = "usage-conflict"  // Content-Signal and Content-Usage lines that say y and n of one category
 )
 
 // Options tune Check.
@@ -93,6 +94,7 @@ func Check(body []byte, opts Options) []Finding {
 	l.disallowAll()
 	l.sitemaps()
 	l.contentSignals()
+	l.usageConflicts()
 	if len(l.groups) == 0 {
 		l.add(0, rules.Info, CodeNoGroups, "no user-agent line: the file restricts no crawler")
 	}
