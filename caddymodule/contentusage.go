@@ -8,8 +8,9 @@ import (
 )
 
 // AIPREF usage preferences (draft-ietf-aipref-attach-05, with the
-// vocabulary of draft-ietf-aipref-vocab-07): robots.txt says whether a
-// crawler may fetch a path; a Content-Usage rule says how what it fetches
+// vocabulary of draft-ietf-aipref-vocab-08, and Content Signals mapped
+// onto it): robots.txt says whether a crawler may fetch a path; a
+// Content-Usage rule or a Content-Signal line says how what it fetches
 // may be used. The handler carries the preference that applies to each
 // response as the Content-Usage header field (attach-05 §2): the named
 // group's for a named crawler, the "*" group's for everyone else. The

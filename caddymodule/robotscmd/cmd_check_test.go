@@ -64,6 +64,9 @@ func TestCheckGolden(t *testing.T) {
 		{"aipref-googlebot", []string{"--robots", cmdAIPref, "--ua", cmdGooglebot, "/blog/post"}, 0},
 		{"aipref-crawler", []string{"--robots", cmdAIPref, "--ua", cmdCrawler, "/blog/post", "/open/x", "/about", "/private/x"}, 1},
 		{"aipref-browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "/blog/post", "/private/x"}, 0},
+		// Content Signals map onto the vocabulary and combine with a
+		// Content-Usage rule; check names the line each part came from.
+		{"signals-crawler", []string{"--robots", "testdata/commands/signals.txt", "--ua", cmdCrawler, "/blog/post", "/drafts/a"}, 0},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

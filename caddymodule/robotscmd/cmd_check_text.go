@@ -7,7 +7,6 @@ import (
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
-	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // writeCheckText writes what the robots.txt and the client are, then a
@@ -41,7 +40,7 @@ func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class
 		if r.rec.ContentUsage != "" {
 			fmt.Fprintf(&b, "  usage:    %s\n", r.rec.ContentUsage)
 			for _, ur := range r.usageRules {
-				fmt.Fprintf(&b, "            line %d: %s\n", ur.Line, usageRuleText(ur))
+				fmt.Fprintf(&b, "            line %d: %s\n", ur.Line, ur)
 			}
 		}
 	}
@@ -83,14 +82,6 @@ func (r *checkResult) identityEffect() string {
 		return "; judged as claimed meanwhile, as the handler does by default (pending claimed)"
 	}
 	return ""
-}
-
-// usageRuleText writes a Content-Usage rule as a robots.txt line.
-func usageRuleText(ur rules.UsageRule) string {
-	if ur.Path == "" {
-		return "Content-Usage: " + ur.Preference
-	}
-	return "Content-Usage: " + ur.Path + " " + ur.Preference
 }
 
 // checkSnapshotText says what a snapshot holds, for the first line of a check.
