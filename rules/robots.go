@@ -197,6 +197,7 @@ func canonicalTarget(buf []byte, target string) string {
 		b = append(b, '/')
 	}
 	b = appendCanonical(b, p, true)
+	// A view of the caller's buffer, not a copy (see DecideCanonical).
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 

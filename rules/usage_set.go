@@ -111,6 +111,7 @@ func (g *Group) UsageCanonical(path []byte) Usage {
 	if g.usage == nil {
 		return Usage{}
 	}
+	// A view, not a copy, as in DecideCanonical.
 	return g.usage.lookup(unsafe.String(unsafe.SliceData(path), len(path)))
 }
 

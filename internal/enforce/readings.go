@@ -85,6 +85,8 @@ func (rd *Readings) Path() string {
 		return ""
 	}
 	b := rd.list[0]
+	// A view, not a copy: string(b) costs an allocation for a path past
+	// 32 octets, on every decision (BenchmarkDecision: 0 allocs/op).
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
@@ -142,6 +144,7 @@ func (rd *Readings) build(target string) bool {
 		}
 	}
 	clean := appendClean(rd.work[0][:0], decoded, true)
+	// A view of the work buffer, not a copy (see Path).
 	out := rules.AppendCanonical(rd.bufs[Decoded][:0], unsafe.String(unsafe.SliceData(clean), len(clean)))
 	out = rules.AppendCanonical(out, query)
 	rd.add(Decoded, out)
