@@ -56,13 +56,6 @@ const (
 	CodeUsageBadValue      = "usage-bad-value"      // a known category whose value is not the token y or n
 	CodeUsageBetweenAgents = "usage-between-agents" // a user-agent line after content-usage or content-signal joins the group
 
-	// CodeUsageEndsGroup was reported when a user-agent line after a
-	// content-usage line started a new group.
-	//
-	// Deprecated: such a line no longer ends a group, and the code is no
-	// longer reported; see CodeUsageBetweenAgents.
-	CodeUsageEndsGroup = "usage-ends-group"
-
 	// Cloudflare's Content-Signal lines (contentsignals.org).
 	CodeSignalOutsideGroup = "signal-outside-group" // content-signal before any user-agent
 	CodeSignalEmpty        = "signal-empty"         // a content-signal line with no signal
