@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +184,26 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want:  Handler{AllowAgents: []string{"UptimeRobot", "my-monitor", "other_check"}},
 		},
 		{
+			name: "verify ip_ranges and reverse_dns, repeated",
+			input: `robots_enforce {
+	verify {
+		ip_ranges Googlebot googlebot.json
+		reverse_dns Googlebot googlebot.com
+		ip_ranges Bingbot bingbot.json
+		reverse_dns Googlebot google.com
+		ip_ranges Googlebot more-googlebot.json
+	}
+}`,
+			want: Handler{Verify: &Verify{
+				IPRanges: []IPRanges{
+					{Token: "Googlebot", Source: "googlebot.json"},
+					{Token: "Bingbot", Source: "bingbot.json"},
+					{Token: "Googlebot", Source: "more-googlebot.json"},
+				},
+				ReverseDNS: map[string][]string{"Googlebot": {"googlebot.com", "google.com"}},
+			}},
+		},
+		{
 			name:  "log_allowed",
 			input: "robots_enforce {\n\tlog_allowed\n}",
 			want:  Handler{LogAllowed: true},
@@ -263,9 +284,10 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream: wrong number of arguments"},
 		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: wrong number of arguments"},
 		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file: wrong number of arguments"},
-		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice"},
+		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice: first at Testfile:2; give it once, at Testfile:3"},
 		{"a missing source file", "robots_enforce {\n\tsource file no/such/robots.txt\n}", "source file: stat no/such/robots.txt"},
-		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode enforce contradicts robots_enforce log"},
+		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode given twice: first at Testfile:1, as the directive's argument; give it once, at Testfile:2"},
+		{"agreeing modes", "robots_enforce log {\n\tmode log\n}", "mode given twice: first at Testfile:1, as the directive's argument"},
 		{"max_hosts 0", "robots_enforce {\n\tmax_hosts 0\n}", "max_hosts 0: want at least 1"},
 		{"bad mode", "robots_enforce {\n\tmode block\n}", `mode "block": want enforce or log`},
 		{"bad short mode", "robots_enforce block", `mode "block": want enforce or log`},
@@ -298,5 +320,75 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 				t.Errorf("UnmarshalCaddyfile(%q) = %q, want the file and line in it", tt.input, err)
 			}
 		})
+	}
+}
+
+// TestUnmarshalCaddyfileGivenTwice checks that a single-valued subdirective
+// given twice is an error naming the second line and the first, rather
+// than a silent choice of the last, whether the two values agree or not;
+// and that the table names every single-valued subdirective there is.
+func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
+	// Each row gives a subdirective twice (first, second) with a line
+	// between, so the first is on line 2 and the second on line 4; inside
+	// verify, on lines 3 and 5.
+	topLevel := [][2]string{
+		{"mode log", "mode enforce"},
+		{"source upstream", "source file ../testdata/demo/robots.txt"},
+		{"status 451", "status 451"},
+		{`body "no"`, `body "go away"`},
+		{"wildcard all", "wildcard none"},
+		{"unreachable allow", "unreachable deny"},
+		{"refresh 6h", "refresh 12h"},
+		{"max_size 1MiB", "max_size 2MiB"},
+		{"fetch_timeout 3s", "fetch_timeout 5s"},
+		{"max_hosts 64", "max_hosts 128"},
+		{"new_hosts 10 per 1s", "new_hosts 20 per 1m"},
+		{"log_allowed", "log_allowed"},
+		{"content_usage off", "content_usage override"},
+		{"serve_robots origin", "serve_robots enforced"},
+		{"verify off", "verify {\n\t\tbuiltin off\n\t}"},
+	}
+	inVerify := [][2]string{
+		{"builtin on", "builtin off"},
+		{"web_bot_auth on", "web_bot_auth off"},
+		{"forged deny", "forged ignore"},
+		{"pending claimed", "pending wildcard"},
+		{"resolver 127.0.0.1:53", "resolver 127.0.0.1:5353"},
+	}
+	check := func(input, want string) {
+		t.Helper()
+		var h Handler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("UnmarshalCaddyfile(%q) = %v, want an error containing %q", input, err, want)
+		}
+	}
+	for _, row := range topLevel {
+		name, _, _ := strings.Cut(row[0], " ")
+		check(fmt.Sprintf("robots_enforce {\n\t%s\n\tallow_agents Pingdom\n\t%s\n}", row[0], row[1]),
+			name+" given twice: first at Testfile:2; give it once, at Testfile:4")
+	}
+	for _, row := range inVerify {
+		name, _, _ := strings.Cut(row[0], " ")
+		check(fmt.Sprintf("robots_enforce {\n\tverify {\n\t\t%s\n\t\tip_ranges Googlebot g.json\n\t\t%s\n\t}\n}", row[0], row[1]),
+			"verify "+name+" given twice: first at Testfile:3; give it once, at Testfile:5")
+	}
+
+	// Every JSON field is a subdirective of the same name; all but the
+	// multi-valued ones must be in the table above.
+	listed := func(rows [][2]string, name string) bool {
+		return slices.ContainsFunc(rows, func(r [2]string) bool { return strings.HasPrefix(r[0]+" ", name+" ") })
+	}
+	for typ, rows := range map[reflect.Type][][2]string{reflect.TypeFor[Handler](): topLevel, reflect.TypeFor[Verify](): inVerify} {
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch name {
+			case "", "-", "allow_agents", "ip_ranges", "reverse_dns", "off": // not an option, multi-valued, or verify off
+				continue
+			}
+			if !listed(rows, name) {
+				t.Errorf("%s.%s (%s): not in the given-twice table; is it single-valued?", typ.Name(), f.Name, name)
+			}
+		}
 	}
 }
