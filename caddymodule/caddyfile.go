@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    content_usage header|off|override
 //	    status        <code>
 //	    body          <text>
-//	    wildcard      bots|all|none
+//	    wildcard      crawlers|automated|all|none
 //	    unreachable   deny|allow
 //	    refresh       <duration>
 //	    max_size      <size>
@@ -58,12 +59,20 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    }
 //	}
 //
+// wildcard also reads bots, as automated. Each subdirective is given at
+// most once, but for allow_agents, and ip_ranges and reverse_dns within
+// verify, which add to what the earlier lines gave; the mode is given
+// either as the directive's argument or as mode. A second one is an error
+// that names both lines, rather than a silent choice of one.
+//
 // The inline text is best a heredoc (<<END ... END); a quoted string works
 // when it holds real line breaks, since the Caddyfile does not read escapes
 // such as \n.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
+	seen := givenOnce{}
 	if d.NextArg() {
+		seen.note(d, "mode", "as the directive's argument")
 		h.Mode = d.Val()
 		if err := h.checkOption("mode"); err != nil {
 			return d.Errf("%v", err)
@@ -72,24 +81,51 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.ArgErr()
 		}
 	}
-	shortMode := h.Mode
 	for d.NextBlock(0) {
-		if err := h.unmarshalOption(d, shortMode); err != nil {
+		if err := h.unmarshalOption(d, seen); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// givenOnce remembers where each single-valued subdirective was given:
+// "file:line" and how, by name.
+type givenOnce map[string]string
+
+// note records that name is given at the dispenser's token; how, when not
+// empty, says in what form.
+func (g givenOnce) note(d *caddyfile.Dispenser, name, how string) {
+	where := fmt.Sprintf("%s:%d", d.File(), d.Line())
+	if how != "" {
+		where += ", " + how
+	}
+	g[name] = where
+}
+
+// once fails when name was given before, naming where; the error carries
+// the file and line of this, the second one.
+func (g givenOnce) once(d *caddyfile.Dispenser, name string) error {
+	if first, ok := g[name]; ok {
+		return d.Errf("%s given twice: first at %s; give it once", name, first)
+	}
+	g.note(d, name, "")
+	return nil
+}
+
 // unmarshalOption reads one subdirective, and checks its value at once,
 // so that an error names the file and line it is on.
-func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, shortMode string) error {
+func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error {
 	opt := d.Val()
+	// allow_agents adds tokens line by line; every other subdirective
+	// sets one value, which a second line would silently replace.
+	if opt != "allow_agents" {
+		if err := seen.once(d, opt); err != nil {
+			return err
+		}
+	}
 	if err := h.readOption(d, opt); err != nil {
 		return err
-	}
-	if opt == "mode" && shortMode != "" && h.Mode != shortMode {
-		return d.Errf("mode %s contradicts robots_enforce %s on the directive's line", h.Mode, shortMode)
 	}
 	if opt == "max_hosts" && h.MaxHosts == 0 {
 		return d.Errf("max_hosts 0: want at least 1 (leave it out for the default, %d)", enforce.DefaultMaxHosts)
@@ -113,9 +149,6 @@ func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 			return err
 		}
 	case "source":
-		if h.Source != nil {
-			return d.Errf("source given twice")
-		}
 		if err := h.parseSource(d); err != nil {
 			return err
 		}
@@ -193,11 +226,9 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 
 // parseVerify reads "verify off" or a verify block.
 func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
-	if h.Verify != nil {
-		return d.Errf("verify given twice")
-	}
 	v := &Verify{}
 	h.Verify = v
+	seen := givenOnce{}
 	if d.NextArg() {
 		if d.Val() != "off" || d.NextArg() {
 			return d.Errf("verify: want verify off, or a block")
@@ -206,7 +237,15 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 		return nil
 	}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		switch opt := d.Val(); opt {
+		opt := d.Val()
+		// ip_ranges and reverse_dns add a token's sources line by line;
+		// the others set one value.
+		if opt != "ip_ranges" && opt != "reverse_dns" {
+			if err := seen.once(d, "verify "+opt); err != nil {
+				return err
+			}
+		}
+		switch opt {
 		case "ip_ranges":
 			var tok, src string
 			if !d.Args(&tok, &src) || d.NextArg() {

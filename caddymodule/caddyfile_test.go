@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +184,26 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want:  Handler{AllowAgents: []string{"UptimeRobot", "my-monitor", "other_check"}},
 		},
 		{
+			name: "verify ip_ranges and reverse_dns, repeated",
+			input: `robots_enforce {
+	verify {
+		ip_ranges Googlebot googlebot.json
+		reverse_dns Googlebot googlebot.com
+		ip_ranges Bingbot bingbot.json
+		reverse_dns Googlebot google.com
+		ip_ranges Googlebot more-googlebot.json
+	}
+}`,
+			want: Handler{Verify: &Verify{
+				IPRanges: []IPRanges{
+					{Token: "Googlebot", Source: "googlebot.json"},
+					{Token: "Bingbot", Source: "bingbot.json"},
+					{Token: "Googlebot", Source: "more-googlebot.json"},
+				},
+				ReverseDNS: map[string][]string{"Googlebot": {"googlebot.com", "google.com"}},
+			}},
+		},
+		{
 			name:  "log_allowed",
 			input: "robots_enforce {\n\tlog_allowed\n}",
 			want:  Handler{LogAllowed: true},
@@ -263,9 +284,10 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream: wrong number of arguments"},
 		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: wrong number of arguments"},
 		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file: wrong number of arguments"},
-		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice"},
+		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice: first at Testfile:2; give it once, at Testfile:3"},
 		{"a missing source file", "robots_enforce {\n\tsource file no/such/robots.txt\n}", "source file: stat no/such/robots.txt"},
-		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode enforce contradicts robots_enforce log"},
+		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode given twice: first at Testfile:1, as the directive's argument; give it once, at Testfile:2"},
+		{"agreeing modes", "robots_enforce log {\n\tmode log\n}", "mode given twice: first at Testfile:1, as the directive's argument"},
 		{"max_hosts 0", "robots_enforce {\n\tmax_hosts 0\n}", "max_hosts 0: want at least 1"},
 		{"bad mode", "robots_enforce {\n\tmode block\n}", `mode "block": want enforce or log`},
 		{"bad short mode", "robots_enforce block", `mode "block": want enforce or log`},
@@ -301,104 +323,72 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 	}
 }
 
-// unitValidHandler is a configuration as Provision leaves it: Validate
-// runs after defaults are set.
-func unitValidHandler() Handler {
-	return Handler{Mode: "enforce", Status: 403}
-}
+// TestUnmarshalCaddyfileGivenTwice checks that a single-valued subdirective
+// given twice is an error naming the second line and the first, rather
+// than a silent choice of the last, whether the two values agree or not;
+// and that the table names every single-valued subdirective there is.
+func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
+	// Each row gives a subdirective twice (first, second) with a line
+	// between, so the first is on line 2 and the second on line 4; inside
+	// verify, on lines 3 and 5.
+	topLevel := [][2]string{
+		{"mode log", "mode enforce"},
+		{"source upstream", "source file ../testdata/demo/robots.txt"},
+		{"status 451", "status 451"},
+		{`body "no"`, `body "go away"`},
+		{"wildcard all", "wildcard none"},
+		{"unreachable allow", "unreachable deny"},
+		{"refresh 6h", "refresh 12h"},
+		{"max_size 1MiB", "max_size 2MiB"},
+		{"fetch_timeout 3s", "fetch_timeout 5s"},
+		{"max_hosts 64", "max_hosts 128"},
+		{"new_hosts 10 per 1s", "new_hosts 20 per 1m"},
+		{"log_allowed", "log_allowed"},
+		{"content_usage off", "content_usage override"},
+		{"serve_robots origin", "serve_robots enforced"},
+		{"verify off", "verify {\n\t\tbuiltin off\n\t}"},
+	}
+	inVerify := [][2]string{
+		{"builtin on", "builtin off"},
+		{"web_bot_auth on", "web_bot_auth off"},
+		{"forged deny", "forged ignore"},
+		{"pending claimed", "pending wildcard"},
+		{"resolver 127.0.0.1:53", "resolver 127.0.0.1:5353"},
+	}
+	check := func(input, want string) {
+		t.Helper()
+		var h Handler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("UnmarshalCaddyfile(%q) = %v, want an error containing %q", input, err, want)
+		}
+	}
+	for _, row := range topLevel {
+		name, _, _ := strings.Cut(row[0], " ")
+		check(fmt.Sprintf("robots_enforce {\n\t%s\n\tallow_agents Pingdom\n\t%s\n}", row[0], row[1]),
+			name+" given twice: first at Testfile:2; give it once, at Testfile:4")
+	}
+	for _, row := range inVerify {
+		name, _, _ := strings.Cut(row[0], " ")
+		check(fmt.Sprintf("robots_enforce {\n\tverify {\n\t\t%s\n\t\tip_ranges Googlebot g.json\n\t\t%s\n\t}\n}", row[0], row[1]),
+			"verify "+name+" given twice: first at Testfile:3; give it once, at Testfile:5")
+	}
 
-func TestValidate(t *testing.T) {
-	for _, tt := range []struct {
-		name   string
-		change func(h *Handler)
-		want   string // a substring of the error; "" for none
-	}{
-		{"defaults", func(h *Handler) {}, ""},
-		{"log mode", func(h *Handler) { h.Mode = "log" }, ""},
-		{"every option", func(h *Handler) {
-			h.Mode, h.Status, h.Body = "log", 451, "no"
-			h.Wildcard, h.Unreachable = "all", "allow"
-			h.Refresh, h.FetchTimeout = caddy.Duration(24*time.Hour), caddy.Duration(time.Second)
-			h.MaxSize, h.MaxHosts = 500<<10, 1
-			h.AllowAgents = []string{"UptimeRobot", "my-monitor", "other_check"}
-			h.LogAllowed = true
-		}, ""},
-		{"status 400", func(h *Handler) { h.Status = 400 }, ""},
-		{"status 599", func(h *Handler) { h.Status = 599 }, ""},
-		{"unreachable deny", func(h *Handler) { h.Unreachable = "deny" }, ""},
-		{"source upstream", func(h *Handler) { h.Source = &Source{Kind: "upstream"} }, ""},
-		{"source of no kind", func(h *Handler) { h.Source = &Source{} }, ""},
-		{"source file", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "../testdata/demo/robots.txt"} }, ""},
-		{"source file missing", func(h *Handler) { h.Source = &Source{Kind: "file", Path: "no/such/robots.txt"} }, "source file: stat no/such/robots.txt"},
-		{"max_size too large", func(h *Handler) { h.MaxSize = 1 << 30 }, "max_size 1073741824: want at most"},
-		{"bad wildcard", func(h *Handler) { h.Wildcard = "everyone" }, `wildcard policy "everyone"`},
-		{"bad content_usage", func(h *Handler) { h.ContentUsage = "strip" }, `content_usage "strip": want header, off or override`},
-		{"bad serve_robots", func(h *Handler) { h.ServeRobots = "both" }, `serve_robots "both": want enforced or origin`},
-		{"bad verify forged", func(h *Handler) { h.Verify = &Verify{Forged: "block"} }, `verify forged "block": want wildcard, deny or ignore`},
-		{"source url https", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https://example.com/robots.txt"} }, ""},
-		{"source url http", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "http://127.0.0.1:8080/robots.txt"} }, ""},
-		{"source inline", func(h *Handler) { h.Source = &Source{Kind: "inline", Text: "User-agent: *\n"} }, ""},
-
-		{"no mode", func(h *Handler) { h.Mode = "" }, `mode "": want enforce or log`},
-		{"bad mode", func(h *Handler) { h.Mode = "block" }, `mode "block": want enforce or log`},
-		{"no status", func(h *Handler) { h.Status = 0 }, "status 0: want an error status, 400 to 599"},
-		{"status 399", func(h *Handler) { h.Status = 399 }, "status 399: want an error status, 400 to 599"},
-		{"status 200", func(h *Handler) { h.Status = 200 }, "status 200: want an error status"},
-		{"status 600", func(h *Handler) { h.Status = 600 }, "status 600: want an error status, 400 to 599"},
-		{"bad unreachable", func(h *Handler) { h.Unreachable = "keep" }, `unreachable "keep": want deny or allow`},
-		{"refresh over a day", func(h *Handler) { h.Refresh = caddy.Duration(25 * time.Hour) }, "refresh 25h0m0s: want between 1m0s and 24h0m0s"},
-		{"negative refresh", func(h *Handler) { h.Refresh = caddy.Duration(-time.Second) }, "refresh -1s: want between 1m0s and 24h0m0s"},
-		{"refresh under a minute", func(h *Handler) { h.Refresh = caddy.Duration(time.Second) }, "refresh 1s: want between 1m0s and 24h0m0s"},
-		{"max_size under 500 KiB", func(h *Handler) { h.MaxSize = 500<<10 - 1 }, "max_size 511999: want at least 512000 octets"},
-		{"negative max_size", func(h *Handler) { h.MaxSize = -1 }, "max_size -1: want at least 512000 octets"},
-		{"negative fetch_timeout", func(h *Handler) { h.FetchTimeout = caddy.Duration(-time.Second) }, "fetch_timeout -1s: want between 100ms and 1m0s"},
-		{"fetch_timeout 1ns", func(h *Handler) { h.FetchTimeout = caddy.Duration(time.Nanosecond) }, "fetch_timeout 1ns: want between 100ms and 1m0s"},
-		{"fetch_timeout an hour", func(h *Handler) { h.FetchTimeout = caddy.Duration(time.Hour) }, "fetch_timeout 1h0m0s: want between 100ms and 1m0s"},
-		{"negative max_hosts", func(h *Handler) { h.MaxHosts = -1 }, "max_hosts -1: want between 1 and 1000000"},
-		{"huge max_hosts", func(h *Handler) { h.MaxHosts = 999999999999 }, "max_hosts 999999999999: want between 1 and 1000000"},
-		{"new_hosts without a period", func(h *Handler) { h.NewHosts = &NewHosts{Count: 10} }, "new_hosts 10 per 0s: want a positive count and period"},
-		{"source url with credentials", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https://user:pw@example.com/robots.txt"} }, "source url: credentials in the URL"},
-		{"empty allow_agents token", func(h *Handler) { h.AllowAgents = []string{""} }, `allow_agents "": a product token is letters`},
-		{"allow_agents with a version", func(h *Handler) { h.AllowAgents = []string{"Pingdom/1.0"} }, `allow_agents "Pingdom/1.0": a product token is letters`},
-		{"allow_agents with a space", func(h *Handler) { h.AllowAgents = []string{"ok", "my monitor"} }, `allow_agents "my monitor": a product token is letters`},
-		{"allow_agents with a digit", func(h *Handler) { h.AllowAgents = []string{"bot2"} }, `allow_agents "bot2": a product token is letters`},
-		{"source file without a path", func(h *Handler) { h.Source = &Source{Kind: "file"} }, "source file: no path"},
-		{"source url ftp", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "ftp://example.com/robots.txt"} }, `source url "ftp://example.com/robots.txt": want an http or https URL`},
-		{"source url without a scheme", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "example.com/robots.txt"} }, `source url "example.com/robots.txt": want an http or https URL`},
-		{"source url without a host", func(h *Handler) { h.Source = &Source{Kind: "url", URL: "https:///robots.txt"} }, `source url "https:///robots.txt": want an http or https URL`},
-		{"source url empty", func(h *Handler) { h.Source = &Source{Kind: "url"} }, `source url "": want an http or https URL`},
-		{"unknown source kind", func(h *Handler) { h.Source = &Source{Kind: "s3"} }, `source "s3": want upstream, file, url or inline`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			h := unitValidHandler()
-			tt.change(&h)
-			err := h.Validate()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("Validate() = %v, want nil", err)
-			case tt.want != "" && err == nil:
-				t.Errorf("Validate() = nil, want an error containing %q", tt.want)
-			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
-				t.Errorf("Validate() = %q, want it to contain %q", err, tt.want)
-			case err != nil && !strings.HasPrefix(err.Error(), "robots_enforce: "):
-				t.Errorf("Validate() = %q, want it to start with %q", err, "robots_enforce: ")
+	// Every JSON field is a subdirective of the same name; all but the
+	// multi-valued ones must be in the table above.
+	listed := func(rows [][2]string, name string) bool {
+		return slices.ContainsFunc(rows, func(r [2]string) bool { return strings.HasPrefix(r[0]+" ", name+" ") })
+	}
+	for typ, rows := range map[reflect.Type][][2]string{reflect.TypeFor[Handler](): topLevel, reflect.TypeFor[Verify](): inVerify} {
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch name {
+			case "", "-", "allow_agents", "ip_ranges", "reverse_dns", "off": // not an option, multi-valued, or verify off
+				continue
 			}
-		})
-	}
-}
-
-// TestValidateReportsEveryProblem checks that one Validate call names each
-// invalid option, so a configuration is fixed in one pass.
-func TestValidateReportsEveryProblem(t *testing.T) {
-	h := Handler{Mode: "block", Status: 302, Unreachable: "maybe", MaxHosts: -1, AllowAgents: []string{"a b"},
-		Source: &Source{Kind: "file"}}
-	err := h.Validate()
-	if err == nil {
-		t.Fatal("Validate() = nil, want errors")
-	}
-	for _, want := range []string{`mode "block"`, "status 302", `unreachable "maybe"`, "max_hosts", `allow_agents "a b"`, "source file: no path"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate() = %q, want it to mention %q", err, want)
+			if !listed(rows, name) {
+				t.Errorf("%s.%s (%s): not in the given-twice table; is it single-valued?", typ.Name(), f.Name, name)
+			}
 		}
 	}
 }

@@ -102,7 +102,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
+	v, loaded, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
 		st := &sharedState{served: enforce.NewServed(0)}
 		st.logger.Store(h.logger)
 		if storage != nil {
@@ -120,8 +120,17 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.stateName = key
 	st := v.(*sharedState)
+	// A reload finds its predecessor's file source: it reads the file now,
+	// so that an operator who edited it and reloaded has it in force at
+	// once, not when the source's next look comes due.
+	if fs, ok := st.source.(*enforce.FileSource); ok && loaded {
+		if err := fs.Recheck(); err != nil {
+			states.Delete(key) // this handler's use, which Cleanup will not see
+			return nil, fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
+		}
+	}
+	h.stateName = key
 	st.logger.Store(h.logger)
 	return st, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -33,8 +34,9 @@ type FileConfig struct {
 // every host. It reads the file again when its modification time or size
 // changes, looking at most once per CheckInterval. The first request after
 // the interval makes the look itself, a stat and a read when the file
-// changed; requests meanwhile get the current snapshot without waiting. When the file cannot be read, the last copy
-// stays in force, with Err saying why.
+// changed; requests meanwhile get the current snapshot without waiting.
+// Recheck looks at once, for a config reload. When the file cannot be
+// read, the last copy stays in force, with Err saying why.
 //
 // Snapshots have Source "file:" followed by the configured path. A
 // FileSource is safe for concurrent use.
@@ -46,11 +48,14 @@ type FileSource struct {
 
 	snap      atomic.Pointer[Snapshot]
 	nextCheck atomic.Int64 // Unix nanoseconds
-	checking  atomic.Bool  // a check is under way: only it sets snap and the fields below
 
-	modTime time.Time
-	size    int64
-	reread  bool // the last check failed: read even if the file looks the same
+	// checking is held by the check under way: only it sets snap and the
+	// fields below. A request that finds it held does not wait (TryLock);
+	// Recheck does.
+	checking sync.Mutex
+	modTime  time.Time
+	size     int64
+	reread   bool // the last check failed, or Recheck asks: read even if the file looks the same
 }
 
 var _ Source = (*FileSource)(nil)
@@ -92,14 +97,38 @@ func (f *FileSource) Snapshot(ctx context.Context, host string) *Snapshot {
 }
 
 func (f *FileSource) snapshotAt(now time.Time) *Snapshot {
-	if now.UnixNano() >= f.nextCheck.Load() && f.checking.CompareAndSwap(false, true) {
-		f.nextCheck.Store(now.Add(f.interval).UnixNano())
-		if err := f.load(now); err != nil {
-			f.fail(now, err)
-		}
-		f.checking.Store(false)
+	if now.UnixNano() >= f.nextCheck.Load() && f.checking.TryLock() {
+		f.check(now)
+		f.checking.Unlock()
 	}
 	return f.snap.Load()
+}
+
+// Recheck looks at the file now, whatever the check interval, and reads it
+// even when its modification time and size look unchanged: an edit within
+// the file system's timestamp resolution, or a copy that kept the old
+// time, changes neither. A config reload calls it, so that the file the
+// operator edited before reloading is in force when the new configuration
+// serves, not up to CheckInterval later. A change is a new version, as
+// when a request finds it: the earlier ones stay in the snapshot's
+// history. When the file cannot be read, the last copy stays in force,
+// with Err saying why, and Recheck returns the error.
+func (f *FileSource) Recheck() error {
+	f.checking.Lock()
+	defer f.checking.Unlock()
+	f.reread = true
+	return f.check(f.now())
+}
+
+// check looks at the file, reading it when it changed, and schedules the
+// next look; the caller holds checking.
+func (f *FileSource) check(now time.Time) error {
+	f.nextCheck.Store(now.Add(f.interval).UnixNano())
+	if err := f.load(now); err != nil {
+		f.fail(now, err)
+		return err
+	}
+	return nil
 }
 
 // Close implements Source; a FileSource holds no goroutine or open file.

@@ -1,9 +1,11 @@
 package enforce
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +115,99 @@ func TestFileSourceReload(t *testing.T) {
 		}
 		prev = s
 	}
+}
+
+// Recheck reads the file at once, before the check interval is up and
+// even when an edit kept its size and modification time, which the
+// interval's look would miss; the version it replaces stays in the
+// history. An unchanged file is no new version; a file gone keeps the last
+// copy, with the error returned and recorded.
+func TestFileSourceRecheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robots.txt")
+	writeRobots(t, path, "User-agent: *\nDisallow: /v1\n", snapEpoch)
+	clock := newManualClock()
+	f, err := NewFileSource(FileConfig{Path: path, CheckInterval: 10 * time.Second, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := f.Snapshot(t.Context(), "")
+
+	// Same size, same time: only the content differs.
+	writeRobots(t, path, "User-agent: *\nDisallow: /v2\n", snapEpoch)
+	clock.Advance(10 * time.Second)
+	if s := f.Snapshot(t.Context(), ""); s.Hash != v1.Hash {
+		t.Fatalf("the interval's look read an edit that kept size and time; the test no longer shows what Recheck adds")
+	}
+	clock.Advance(time.Second)
+	if err := f.Recheck(); err != nil {
+		t.Fatalf("Recheck() = %v", err)
+	}
+	v2 := f.Snapshot(t.Context(), "")
+	if v2.Robots.Allowed("bot", "/v2") || !v2.Robots.Allowed("bot", "/v1") || !v2.ChangedAt.Equal(clock.Now()) {
+		t.Errorf("after Recheck: /v2 allowed %v, /v1 allowed %v, changed %v; want the new file, changed now",
+			v2.Robots.Allowed("bot", "/v2"), v2.Robots.Allowed("bot", "/v1"), v2.ChangedAt)
+	}
+	if len(v2.Earlier) != 1 || v2.Earlier[0].Hash != v1.Hash || v2.Version(v1.Hash, v1.ChangedAt) == nil {
+		t.Errorf("after Recheck: earlier versions %v, want the first file's", v2.Earlier)
+	}
+
+	clock.Advance(time.Second)
+	if err := f.Recheck(); err != nil {
+		t.Fatalf("Recheck() of an unchanged file = %v", err)
+	}
+	if s := f.Snapshot(t.Context(), ""); s.Robots != v2.Robots || !s.ChangedAt.Equal(v2.ChangedAt) || len(s.Earlier) != 1 {
+		t.Errorf("Recheck of an unchanged file: a new parse, changed %v, %d earlier; want the same version", s.ChangedAt, len(s.Earlier))
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	err = f.Recheck()
+	s := f.Snapshot(t.Context(), "")
+	if err == nil || !strings.Contains(err.Error(), "no such file") || s.Hash != v2.Hash || s.Err != err.Error() || s.Failures != 1 {
+		t.Errorf("Recheck of a removed file = %v; snapshot hash %q err %q failures %d; want the error, and the last copy with it",
+			err, s.Hash, s.Err, s.Failures)
+	}
+}
+
+// Recheck waits for a check a request has under way rather than skipping
+// its own, so the file as it is when Recheck is called is in force when it
+// returns, while requests check all the time. Run with -race.
+func TestFileSourceRecheckConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "robots.txt")
+	writeRobots(t, path, "User-agent: *\nDisallow: /0\n", snapEpoch)
+	f, err := NewFileSource(FileConfig{Path: path, CheckInterval: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f.Snapshot(t.Context(), "")
+				}
+			}
+		})
+	}
+	for i := range 50 {
+		body := fmt.Sprintf("User-agent: *\nDisallow: /%d\n", i)
+		writeRobots(t, path, body, snapEpoch.Add(time.Duration(i)*time.Second))
+		if err := f.Recheck(); err != nil {
+			t.Fatalf("Recheck() = %v", err)
+		}
+		// A request's check may publish a newer read, never an older one:
+		// the file is only written here.
+		if s := f.Snapshot(t.Context(), ""); s.Robots.Allowed("bot", fmt.Sprintf("/%d", i)) {
+			t.Errorf("write %d: after Recheck, /%d allowed; want the file as written", i, i)
+		}
+	}
+	close(stop)
+	wg.Wait()
 }
 
 // RFC 9309 §2.5 holds for files too.
