@@ -187,18 +187,18 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			name: "verify ip_ranges and reverse_dns, repeated",
 			input: `robots_enforce {
 	verify {
-		ip_ranges Googlebot googlebot.json
+		ip_ranges Googlebot https://lists.example/googlebot.json
 		reverse_dns Googlebot googlebot.com
-		ip_ranges Bingbot bingbot.json
+		ip_ranges Bingbot https://lists.example/bingbot.json
 		reverse_dns Googlebot google.com
-		ip_ranges Googlebot more-googlebot.json
+		ip_ranges Googlebot https://lists.example/more-googlebot.json
 	}
 }`,
 			want: Handler{Verify: &Verify{
 				IPRanges: []IPRanges{
-					{Token: "Googlebot", Source: "googlebot.json"},
-					{Token: "Bingbot", Source: "bingbot.json"},
-					{Token: "Googlebot", Source: "more-googlebot.json"},
+					{Token: "Googlebot", Source: "https://lists.example/googlebot.json"},
+					{Token: "Bingbot", Source: "https://lists.example/bingbot.json"},
+					{Token: "Googlebot", Source: "https://lists.example/more-googlebot.json"},
 				},
 				ReverseDNS: map[string][]string{"Googlebot": {"googlebot.com", "google.com"}},
 			}},

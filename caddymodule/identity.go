@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/caddyserver/caddy/v2"
@@ -85,8 +89,24 @@ func (v *Verify) validate() []error {
 		bad("verify pending %q: want claimed or wildcard", v.Pending)
 	}
 	for _, r := range v.IPRanges {
-		if !rules.IsProductToken(r.Token) || r.Source == "" {
+		switch {
+		case !rules.IsProductToken(r.Token) || r.Source == "":
 			bad("verify ip_ranges %q %q: want a product token and a file or URL", r.Token, r.Source)
+		case !strings.HasPrefix(r.Source, "http://") && !strings.HasPrefix(r.Source, "https://"):
+			// A local list is read when the configuration loads: say now
+			// that it is not there (a malformed one is named, with its
+			// line, when the verifier is built).
+			if st, err := os.Stat(r.Source); err != nil {
+				bad("verify ip_ranges %s: %w", r.Token, err)
+			} else if st.IsDir() {
+				bad("verify ip_ranges %s: %s is a directory", r.Token, r.Source)
+			}
+		}
+	}
+	if v.Resolver != "" {
+		host, port, err := net.SplitHostPort(v.Resolver)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
+			bad("verify resolver %q: want <host:port>, e.g. 127.0.0.1:53", v.Resolver)
 		}
 	}
 	for tok, suffixes := range v.ReverseDNS {

@@ -29,7 +29,7 @@ type metrics struct {
 	// claimSeries are claims' series, by outcome and method, resolved
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
-	claimSeries [5][4]prometheus.Counter
+	claimSeries [6][4]prometheus.Counter
 }
 
 // metricsName names the collectors in the usage pool of states: they are
@@ -79,7 +79,7 @@ func newCollectors() *metrics {
 		}, []string{"outcome"}),
 		claims: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "identity_claims_total",
-			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
+			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending, unconfirmed) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
 		}, []string{"outcome", "method"}),
 		dnsLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
@@ -165,7 +165,7 @@ func claimMethod(m verify.Method) string {
 
 // resolveClaimSeries fills claimSeries, for the outcomes a claim can have.
 func (m *metrics) resolveClaimSeries() {
-	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending} {
+	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending, verify.Unconfirmed} {
 		for _, meth := range []verify.Method{verify.NoMethod, verify.IPRanges, verify.ReverseDNS, verify.WebBotAuth} {
 			m.claimSeries[o][meth] = m.claims.WithLabelValues(o.String(), claimMethod(meth))
 		}

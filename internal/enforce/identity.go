@@ -60,12 +60,13 @@ func ParseForgedPolicy(s string) (ForgedPolicy, error) {
 // IdentityPolicy is what the outcome of a claim does to a decision.
 type IdentityPolicy struct {
 	Forged ForgedPolicy
-	// PendingWildcard judges a claim whose proof is not in yet as a forged
-	// one is judged under ForgedWildcard. Otherwise it is judged as
-	// claimed, so that a real crawler is never refused while DNS answers,
-	// unless no answer is on its way (verify.Result.Limited): a flood of
-	// claims from new addresses, past the lookup budget, must not buy the
-	// crawler's rights.
+	// PendingWildcard judges a claim whose proof is on its way
+	// (verify.Pending, within the verifier's bound) as a forged one is
+	// judged under ForgedWildcard. Otherwise it is judged as claimed, so
+	// that a real crawler is not refused while DNS answers. A claim no
+	// answer will come for in time (verify.Unconfirmed) is always judged
+	// without its token: it proves nothing, and a real crawler loses only
+	// what it would lose by not claiming.
 	PendingWildcard bool
 }
 
@@ -90,7 +91,7 @@ func (j *Judge) identify(jd *Judgement, req *Request, dec *Decision, rd *Reading
 	case forged && p.Forged == ForgedDeny:
 		dec.Allowed, dec.Reason, dec.Reading = false, ReasonForged, AsSent
 	case forged && p.Forged == ForgedIgnore:
-	case (forged || res.Outcome == verify.Pending && (p.PendingWildcard || res.Limited)) && dec.Named:
+	case (forged || res.Outcome == verify.Unconfirmed || res.Outcome == verify.Pending && p.PendingWildcard) && dec.Named:
 		// Judged as the crawler it still says it is, without the token
 		// it could not prove.
 		req.Forged = dec.Token

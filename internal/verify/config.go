@@ -96,6 +96,10 @@ type Config struct {
 	// lifetimes are used.
 	DNSPositiveTTL time.Duration
 	DNSNegativeTTL time.Duration
+	// PendingBound is how long a claim waits for its first reverse DNS
+	// answer as Pending (default DefaultPendingBound); past it, and for any
+	// lookup that failed, the claim is Unconfirmed.
+	PendingBound time.Duration
 
 	// OnEvent, when set, is told of list loads, lookups and fetches (for
 	// metrics). It is called from background goroutines and, for
@@ -140,8 +144,16 @@ const (
 	// costs at most one lookup per address per half hour.
 	DefaultNegativeTTL = 30 * time.Minute
 	// errorTTL keeps a failed lookup (timeout, SERVFAIL) briefly: the
-	// answer is unknown, so the claim stays Pending and is retried soon.
+	// answer is unknown, so the claim is Unconfirmed, and is retried soon.
 	errorTTL = time.Minute
+	// DefaultPendingBound is how long a claim is Pending while its first
+	// lookup runs: a resolver answers in milliseconds, or within a second
+	// or two when it must ask far; a claim may pass as made meanwhile, and
+	// no longer (see Verify).
+	DefaultPendingBound = 2 * time.Second
+	// MaxPendingBound bounds a configured PendingBound: past a lookup's
+	// own timeout a claim could never be answered in it.
+	MaxPendingBound = lookupTimeout
 	// MinDNSTTL and MaxDNSTTL bound configured lifetimes: below a minute a
 	// flood re-asks too often; past a day a reassigned address keeps a
 	// wrong verdict too long.
@@ -231,6 +243,12 @@ func (c Config) validate() (Config, error) {
 	if c.DNSNegativeTTL, err = ttlOrDefault(c.DNSNegativeTTL, DefaultNegativeTTL); err != nil {
 		return c, fmt.Errorf("dns negative ttl: %w", err)
 	}
+	if c.PendingBound == 0 {
+		c.PendingBound = DefaultPendingBound
+	}
+	if c.PendingBound < 0 || c.PendingBound > MaxPendingBound {
+		return c, fmt.Errorf("pending bound %v: out of range 0..%v", c.PendingBound, MaxPendingBound)
+	}
 	for _, o := range c.RangeOverrides {
 		if !validToken(o.Token) {
 			return c, fmt.Errorf("ip_ranges: invalid product token %q", o.Token)
@@ -273,7 +291,7 @@ func ttlOrDefault(d, def time.Duration) (time.Duration, error) {
 }
 
 // checkSource accepts an http(s) URL with a host, or anything else as a
-// local file path (read at Start, not here: New does no I/O).
+// local file path (read by New).
 func checkSource(s string) error {
 	if s == "" {
 		return errors.New("empty source")

@@ -31,6 +31,11 @@ type dnsEntry struct {
 	state   dnsState
 	names   []string // forward-confirmed PTR names under some known suffix
 	expires int64    // Unix nanoseconds
+	// started is when a pending lookup began (Unix nanoseconds), and retry
+	// that it replaced an earlier answer or failure: only an address's
+	// first lookup is an answer on its way (see checkDNS).
+	started int64
+	retry   bool
 	// refreshing is set while a stale done entry is being looked up again.
 	refreshing atomic.Bool
 }
@@ -74,9 +79,11 @@ func (c *dnsCache) insertIfAbsent(addr netip.Addr, e *dnsEntry, now int64) bool 
 	s := c.shard(a)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old := s.m[a]; old != nil && (old.state == dnsPending || now < old.expires) {
+	old := s.m[a]
+	if old != nil && (old.state == dnsPending || now < old.expires) {
 		return false
 	}
+	e.retry = old != nil
 	c.makeRoom(s, a, now)
 	s.m[a] = e
 	return true

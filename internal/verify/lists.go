@@ -1,5 +1,12 @@
 package verify
 
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
 // PublishedList is one range list a crawler's operator publishes, in the
 // JSON format ParseRangeList reads.
 type PublishedList struct {
@@ -83,4 +90,47 @@ var builtinLists = []PublishedList{
 	// agent, none for MistralAI-Training (unconfirmed: third-party sources).
 	{Name: "mistralai-index", URL: "https://mistral.ai/mistralai-index-ips.json", Doc: "https://docs.mistral.ai/robots", Tokens: []string{"MistralAI-Index"}},
 	{Name: "mistralai-user", URL: "https://mistral.ai/mistralai-user-ips.json", Doc: "https://docs.mistral.ai/robots", Tokens: []string{"MistralAI-User"}},
+}
+
+// loadFiles reads the local range list files, for New.
+func (v *Verifier) loadFiles() error {
+	for _, l := range v.lists {
+		if !l.isFile {
+			continue
+		}
+		body, err := readFileLimited(l.source, MaxListSize)
+		if err != nil {
+			return fmt.Errorf("range list %s: %w", l.source, err)
+		}
+		rl, err := ParseRangeList(body)
+		if err != nil {
+			return fmt.Errorf("range list %s%s: %w", l.source, jsonErrorLine(body, err), err)
+		}
+		v.setList(l, &listCopy{prefixes: rl.Prefixes, fetched: v.cfg.Now(), creation: rl.CreationTime})
+	}
+	return nil
+}
+
+// jsonErrorLine returns ":<line>" for an error ParseRangeList found at a
+// place in body (JSON syntax, a value of the wrong type, a bad entry), ""
+// for any other.
+func jsonErrorLine(body []byte, err error) string {
+	var offset int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var entry *entryError
+	trimmed := bytes.TrimLeft(body, " \t\r\n") // as ParseRangeList reads it
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	case errors.As(err, &entry):
+		offset = entry.entryOffset(trimmed)
+	}
+	if offset < 0 || offset > int64(len(trimmed)) {
+		return ""
+	}
+	offset += int64(len(body) - len(trimmed))
+	return fmt.Sprintf(":%d", 1+bytes.Count(body[:offset], []byte("\n")))
 }

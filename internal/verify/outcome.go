@@ -13,16 +13,23 @@ const (
 	// Unverified means no method is known for the token, so the claim can be
 	// neither confirmed nor refuted.
 	Unverified
-	// Pending means a method exists for the token but its answer is not in
-	// yet (a range list not loaded, a DNS lookup or key directory under way).
+	// Pending means a method exists for the token and its answer is on its
+	// way: a reverse DNS lookup or key directory fetch under way, begun
+	// less than Config.PendingBound ago.
 	Pending
+	// Unconfirmed means a method exists for the token but no answer will
+	// come in time: its range lists never loaded, a lookup failed, timed
+	// out or was refused by the rate limit, or the claim has been pending
+	// past Config.PendingBound. The claim proves nothing either way: a
+	// caller judges it as one the client did not make.
+	Unconfirmed
 )
 
-var outcomeNames = [...]string{None: "", Verified: "verified", Forged: "forged", Unverified: "unverified", Pending: "pending"}
+var outcomeNames = [...]string{None: "", Verified: "verified", Forged: "forged", Unverified: "unverified", Pending: "pending", Unconfirmed: "unconfirmed"}
 
 // String returns the outcome's stable name as the compliance record and the
-// metrics write it ("verified", "forged", "unverified", "pending"), or "" for
-// None.
+// metrics write it ("verified", "forged", "unverified", "pending",
+// "unconfirmed"), or "" for None.
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]
@@ -60,15 +67,45 @@ func (m Method) String() string {
 }
 
 // Result is the answer of Verify: what was concluded, and by which method.
-// Method is NoMethod when Outcome is Unverified or None; for Pending it names
-// the method whose answer is awaited.
+// Method is NoMethod when Outcome is Unverified or None; for Pending and
+// Unconfirmed it names the method whose answer is awaited or missing.
 type Result struct {
 	Outcome Outcome
 	Method  Method
-	// Limited, on a Pending result, says that no answer is on its way: the
-	// budget of reverse DNS lookups is spent (a flood of claims from new
-	// addresses), and the claim stays pending until a later request finds
-	// room. A caller that judges pending claims as made may judge these
-	// otherwise, so that a flood cannot buy a crawler's rights.
-	Limited bool
+}
+
+// combined gathers the answers of the methods that apply to a claim, for
+// Verify: verified by any method wins (the caller returns at once); of
+// the rest, an answer on its way (Pending) comes first, since it may yet
+// verify, then a missing one (Unconfirmed); the claim is Forged only when
+// every method that applies says so.
+type combined struct {
+	best Result
+}
+
+// rank orders the outcomes a method can give short of Verified.
+func rank(o Outcome) int {
+	switch o {
+	case Pending:
+		return 3
+	case Unconfirmed:
+		return 2
+	case Forged:
+		return 1
+	}
+	return 0
+}
+
+func (c *combined) add(r Result) {
+	if rank(r.Outcome) > rank(c.best.Outcome) {
+		c.best = r
+	}
+}
+
+// result returns the combined answer; Unverified when no method answered.
+func (c *combined) result() Result {
+	if c.best.Outcome == None {
+		return Result{Outcome: Unverified}
+	}
+	return c.best
 }

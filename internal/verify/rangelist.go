@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Limits of a range list, each with its reason.
@@ -90,7 +91,7 @@ func ParseRangeList(body []byte) (RangeList, error) {
 	for i, e := range entries {
 		p, err := e.prefix()
 		if err != nil {
-			return RangeList{}, fmt.Errorf("%w: prefixes[%d]: %w", ErrBadRangeList, i, err)
+			return RangeList{}, fmt.Errorf("%w: %w", ErrBadRangeList, &entryError{index: i, err: err})
 		}
 		out.Prefixes = append(out.Prefixes, p)
 	}
@@ -129,4 +130,52 @@ func (e rawRangeEntry) prefix() (netip.Prefix, error) {
 		return netip.Prefix{}, fmt.Errorf("%q is implausibly wide", s)
 	}
 	return p.Masked(), nil
+}
+
+// entryError is a bad entry of a list's prefixes, by index.
+type entryError struct {
+	index int
+	err   error
+}
+
+func (e *entryError) Error() string { return fmt.Sprintf("prefixes[%d]: %v", e.index, e.err) }
+func (e *entryError) Unwrap() error { return e.err }
+
+// entryOffset returns the offset in body of the entry of "prefixes" an
+// entryError names, walking the JSON again; -1 when it cannot be found.
+func (e *entryError) entryOffset(body []byte) int64 {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return -1
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return -1
+		}
+		if key != "prefixes" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return -1
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return -1
+		}
+		for i := 0; dec.More(); i++ {
+			if i == e.index {
+				off := dec.InputOffset()
+				for off < int64(len(body)) && strings.IndexByte(" \t\r\n,", body[off]) >= 0 {
+					off++
+				}
+				return off
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return -1
+			}
+		}
+	}
+	return -1
 }

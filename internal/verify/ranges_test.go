@@ -55,14 +55,15 @@ func TestRangesVerify(t *testing.T) {
 	}
 }
 
-// A token whose lists are not in yet is Pending, not Forged.
-func TestRangesPendingUntilLoaded(t *testing.T) {
+// A token whose lists never loaded is Unconfirmed, neither Forged nor
+// Pending: no answer is known to be on its way.
+func TestRangesUnconfirmedUntilLoaded(t *testing.T) {
 	srv := newListServer(t, map[string]string{"/googlebot.json": rangeJSON("66.249.64.0/19")})
 	srv.set("/gptbot.json", "", 503) // GPTBot's list cannot be fetched
 	v := newTestVerifier(t, Config{lists: testLists(srv.URL), NoBuiltinReverseDNS: true, Now: newClock().Now})
 	waitFor(t, v, "Googlebot", "66.249.64.1")
-	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: IPRanges}) {
-		t.Errorf("Verify(GPTBot) before its list = %+v, want pending ip_ranges", got)
+	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Unconfirmed, Method: IPRanges}) {
+		t.Errorf("Verify(GPTBot) before its list = %+v, want unconfirmed ip_ranges", got)
 	}
 }
 
@@ -110,8 +111,8 @@ func TestRangesStaleStoredCopy(t *testing.T) {
 		Body: json.RawMessage(rangeJSON("20.171.206.0/24"))})
 	store.Store(context.Background(), storagePrefix+"gptbot", raw)
 	v := newTestVerifier(t, Config{lists: lists, Storage: store, Now: clock.Now})
-	if got := v.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got.Outcome != Pending {
-		t.Errorf("with a stored copy older than %v: Verify = %+v, want pending", maxStoredAge, got)
+	if got := v.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got.Outcome != Unconfirmed {
+		t.Errorf("with a stored copy older than %v: Verify = %+v, want unconfirmed", maxStoredAge, got)
 	}
 }
 
@@ -128,8 +129,8 @@ func TestRangesCorruptStoredCopy(t *testing.T) {
 		store.Store(context.Background(), storagePrefix+"gptbot", []byte(raw))
 		var errs errList
 		v := newTestVerifier(t, Config{lists: lists, Storage: store, Now: clock.Now, OnError: errs.add})
-		if got := v.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got.Outcome != Pending {
-			t.Errorf("stored %q: Verify = %+v, want pending", body, got)
+		if got := v.Verify("GPTBot", netip.MustParseAddr("20.171.206.1"), nil); got.Outcome != Unconfirmed {
+			t.Errorf("stored %q: Verify = %+v, want unconfirmed", body, got)
 		}
 		if !errs.has("stored copy is corrupt") {
 			t.Errorf("stored %q: errors %v, want a corrupt stored copy reported", body, errs.all())
@@ -247,8 +248,8 @@ func TestNewDoesNoIO(t *testing.T) {
 			t.Errorf("HasMethod(%s) = false with the built-in tables", tok)
 		}
 	}
-	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: IPRanges}) {
-		t.Errorf("Verify(GPTBot) before Start = %+v, want pending ip_ranges", got)
+	if got := v.Verify("GPTBot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Unconfirmed, Method: IPRanges}) {
+		t.Errorf("Verify(GPTBot) before Start = %+v, want unconfirmed ip_ranges", got)
 	}
 	if got := v.Verify("Googlebot", netip.MustParseAddr("192.0.2.1"), nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
 		t.Errorf("Verify(Googlebot) before Start = %+v, want pending reverse_dns", got)

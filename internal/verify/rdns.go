@@ -13,8 +13,9 @@ import (
 // Reverse DNS bounds, each with its reason.
 const (
 	// lookupTimeout bounds one address's lookups (PTR and forward): a
-	// resolver that has not answered by then will not, and the claim stays
-	// Pending meanwhile.
+	// resolver that has not answered by then will not. Claims wait for it
+	// as Pending only for PendingBound; the answer still counts when it
+	// comes.
 	lookupTimeout = 5 * time.Second
 	// dnsQueueSize bounds lookups waiting for a worker; past it, claims are
 	// refused as rate limited rather than queued without end.
@@ -31,13 +32,20 @@ const (
 // checkDNS answers a claim of e from the cache, starting a lookup when the
 // cache has no current answer. Only the warm path (a cached, current
 // answer) matters for speed; it takes a read lock and allocates nothing.
-func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) (out Outcome, limited bool) {
+//
+// A claim is Pending only while the first lookup of its address is under
+// way, for at most PendingBound: that is an answer on its way. A lookup
+// that failed, that the rate limit refused, that runs past the bound, or
+// that repeats one whose answer ran out, leaves the claim Unconfirmed, so
+// that a forger whose reverse zone never answers, or a flood of claims
+// from new addresses, gets no crawler's rights meanwhile.
+func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) Outcome {
 	ent := v.dns.get(addr)
 	if ent != nil && ent.state == dnsDone {
 		// The fast path: a current answer by the coarse clock (kept only
 		// with the real clock; 0 otherwise) needs no clock read.
 		if c := v.coarse.Load(); c != 0 && c < ent.expires {
-			return ent.outcome(e), false
+			return ent.outcome(e)
 		}
 	}
 	now := v.cfg.Now()
@@ -45,14 +53,17 @@ func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) (out Outcome, limite
 	if ent != nil {
 		switch ent.state {
 		case dnsPending:
-			return Pending, false
+			if ent.retry || nowNs-ent.started > int64(v.cfg.PendingBound) {
+				return Unconfirmed
+			}
+			return Pending
 		case dnsFailed:
 			if nowNs < ent.expires {
-				return Pending, false
+				return Unconfirmed
 			}
 		case dnsDone:
 			if nowNs < ent.expires {
-				return ent.outcome(e), false
+				return ent.outcome(e)
 			}
 			ttl := v.cfg.DNSNegativeTTL
 			if len(ent.names) > 0 {
@@ -65,11 +76,22 @@ func (v *Verifier) checkDNS(e *tokenEntry, addr netip.Addr) (out Outcome, limite
 						ent.refreshing.Store(false)
 					}
 				}
-				return ent.outcome(e), false
+				return ent.outcome(e)
 			}
 		}
 	}
-	return Pending, v.tryLookup(addr, now, nil) == lookupLimited
+	switch v.tryLookup(addr, now, nil) {
+	case lookupLimited:
+		return Unconfirmed
+	case lookupUnder:
+		// Another claim's lookup of the address is under way: its entry
+		// says how long, at the next claim.
+		return Pending
+	}
+	if ent != nil {
+		return Unconfirmed // a repeat lookup: its answer was due before
+	}
+	return Pending
 }
 
 // outcome judges e's claim by the entry's confirmed names.
@@ -109,7 +131,7 @@ func (v *Verifier) tryLookup(addr netip.Addr, now time.Time, stale *dnsEntry) lo
 	nowNs := now.UnixNano()
 	marker := stale
 	if marker == nil {
-		marker = &dnsEntry{state: dnsPending, expires: nowNs + int64(lookupTimeout)}
+		marker = &dnsEntry{state: dnsPending, expires: nowNs + int64(lookupTimeout), started: nowNs}
 		if !v.dns.insertIfAbsent(addr, marker, nowNs) {
 			return lookupUnder
 		}

@@ -116,7 +116,8 @@ func TestReverseDNSCache(t *testing.T) {
 	}
 	waitQueries(t, res, 2)
 
-	// A failed lookup is no verdict: Pending until errorTTL has passed.
+	// A failed lookup is no verdict, and no answer is on its way:
+	// Unconfirmed until errorTTL has passed.
 	res.mu.Lock()
 	res.ptrErr = errors.New("servfail")
 	res.mu.Unlock()
@@ -124,8 +125,8 @@ func TestReverseDNSCache(t *testing.T) {
 	v.Verify("Googlebot", failed, nil)
 	waitQueries(t, res, 3)
 	waitUntil(t, func() bool { e := v.dns.get(failed); return e != nil && e.state == dnsFailed })
-	if got := v.Verify("Googlebot", failed, nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
-		t.Errorf("after a failed lookup: Verify = %+v, want pending", got)
+	if got := v.Verify("Googlebot", failed, nil); got != (Result{Outcome: Unconfirmed, Method: ReverseDNS}) {
+		t.Errorf("after a failed lookup: Verify = %+v, want unconfirmed", got)
 	}
 	if n := res.ptrQ.Load(); n != 3 {
 		t.Errorf("PTR queries = %d, want no retry before errorTTL", n)
@@ -170,8 +171,8 @@ func TestReverseDNSPanic(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if got := v.Verify("Googlebot", netip.MustParseAddr("66.249.66.1"), nil); got != (Result{Outcome: Pending, Method: ReverseDNS}) {
-		t.Errorf("after a panic: Verify = %+v, want pending", got)
+	if got := v.Verify("Googlebot", netip.MustParseAddr("66.249.66.1"), nil); got != (Result{Outcome: Unconfirmed, Method: ReverseDNS}) {
+		t.Errorf("after a panic: Verify = %+v, want unconfirmed", got)
 	}
 }
 

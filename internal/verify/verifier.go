@@ -46,8 +46,11 @@ type Verifier struct {
 	wg        sync.WaitGroup
 }
 
-// New validates cfg and builds a Verifier. It does no I/O: lists, DNS and
-// key directories are fetched only after Start.
+// New validates cfg and builds a Verifier. It reads the local range list
+// files, so that the first claim after a start is judged by them, and
+// fails, naming the file and line, on one that is missing or malformed;
+// it does no network I/O: lists, DNS and key directories are fetched only
+// after Start.
 func New(cfg Config) (*Verifier, error) {
 	realClock := cfg.Now == nil
 	cfg, err := cfg.validate()
@@ -65,6 +68,9 @@ func New(cfg Config) (*Verifier, error) {
 		realClock: realClock,
 	}
 	v.buildLists()
+	if err := v.loadFiles(); err != nil {
+		return nil, err
+	}
 	v.buildReverseDNS()
 	if cfg.WebBotAuth {
 		if v.wba, err = newWBAState(v); err != nil {
@@ -177,8 +183,8 @@ func (v *Verifier) hasOverride(tok string) bool {
 	return false
 }
 
-// Start loads the stored copies of the range lists (and reads local list
-// files), then starts the background work: list refreshes, reverse DNS
+// Start loads the stored copies of the range lists, then starts the
+// background work: list refreshes, reverse DNS
 // lookups and key directory fetches. It returns without waiting for any
 // network fetch. Calls after the first do nothing.
 func (v *Verifier) Start() {
@@ -187,11 +193,7 @@ func (v *Verifier) Start() {
 		v.cancel = cancel
 		sctx, scancel := context.WithTimeout(ctx, storageTimeout)
 		for _, l := range v.lists {
-			if l.isFile {
-				v.refreshList(sctx, l)
-			} else {
-				v.loadStored(sctx, l)
-			}
+			v.loadStored(sctx, l) // local files were read by New
 		}
 		scancel()
 		for _, l := range v.lists {
@@ -235,53 +237,64 @@ func (v *Verifier) HasMethod(token string) bool {
 	return e != nil && e.hasMethod(v.wba != nil)
 }
 
-// Verify decides whether the client at addr proves token, in the order the
-// package documentation gives. r may be nil; it is read only for the Web
-// Bot Auth header fields. Verify never waits for the network.
+// Verify decides whether the client at addr proves token: verified by any
+// method that applies, in the order the package documentation gives;
+// forged only when every method that applies says so; otherwise Pending
+// while an answer is on its way, or Unconfirmed when none will come in
+// time. r may be nil; it is read only for the Web Bot Auth header fields.
+// Verify never waits for the network.
 func (v *Verifier) Verify(token string, addr netip.Addr, r *http.Request) Result {
 	e := v.tokens.get(token)
 	if e == nil || !e.hasMethod(v.wba != nil) {
 		return Result{Outcome: Unverified}
 	}
+	var c combined
 	if v.wba != nil && e.agents && r != nil {
 		if res, decided := v.wba.verify(e, r); decided {
-			return res
+			if res.Outcome == Verified {
+				return res
+			}
+			c.add(res)
 		}
 	}
 	if !addr.IsValid() {
-		return Result{Outcome: Unverified}
+		return c.result()
 	}
 	addr = unmap(addr)
 	if len(e.lists) > 0 {
-		hit, complete := e.inRanges(addr)
-		switch {
+		switch hit, complete := e.inRanges(addr); {
 		case hit:
 			return Result{Outcome: Verified, Method: IPRanges}
-		case len(e.suffixes) == 0 && complete:
-			return Result{Outcome: Forged, Method: IPRanges}
-		case len(e.suffixes) == 0:
-			return Result{Outcome: Pending, Method: IPRanges}
+		case complete:
+			c.add(Result{Outcome: Forged, Method: IPRanges})
+		default: // a list never loaded: it may hold the address
+			c.add(Result{Outcome: Unconfirmed, Method: IPRanges})
 		}
 	}
 	if len(e.suffixes) > 0 {
-		out, limited := v.checkDNS(e, addr)
-		return Result{Outcome: out, Method: ReverseDNS, Limited: limited}
+		out := v.checkDNS(e, addr)
+		if out == Verified {
+			return Result{Outcome: Verified, Method: ReverseDNS}
+		}
+		c.add(Result{Outcome: out, Method: ReverseDNS})
 	}
-	// Only Web Bot Auth is known for the token, and the request did not
-	// decide it.
-	return Result{Outcome: Unverified}
+	return c.result()
 }
 
-// VerifyNow answers like Verify, but waits while the answer is Pending:
-// for a range list to load, a lookup to finish or a key directory to
-// arrive, until ctx is done. Start must have been called. It is meant for
-// a command line ("is this address this crawler?"), not for requests.
+// VerifyNow answers like Verify, but waits while the answer is Pending or
+// Unconfirmed: for a range list to load, a lookup to finish or a key
+// directory to arrive, until ctx is done, when it answers Pending. Start
+// must have been called. It is meant for a command line ("is this address
+// this crawler?"), which may wait, not for requests, which may not.
 func (v *Verifier) VerifyNow(ctx context.Context, token string, addr netip.Addr) (Result, error) {
 	for {
 		v.notifyMu.Lock()
 		ch := v.notify
 		v.notifyMu.Unlock()
 		res := v.Verify(token, addr, nil)
+		if res.Outcome == Unconfirmed {
+			res.Outcome = Pending // the command waits for the answer
+		}
 		if res.Outcome != Pending {
 			return res, nil
 		}

@@ -1,0 +1,87 @@
+package caddymodule
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// e2eBoundSite gives Googlebot and GPTBot what it closes to every other
+// crawler, so that a claim judged as made passes and one judged by "*"
+// is refused.
+const e2eBoundSite = `
+http://:<PORT0> {
+	bind 127.0.0.1
+	robots_enforce {
+		source inline <<TXT
+			User-agent: Googlebot
+			User-agent: GPTBot
+			Allow: /
+
+			User-agent: *
+			Disallow: /private/
+			TXT
+		body denied
+		verify {
+			builtin off
+			<VERIFY>
+		}
+	}
+	respond "page {path}"
+}
+`
+
+// A forged Googlebot whose reverse DNS never answers is judged as claimed
+// only while its first lookup is an answer on its way, for the verifier's
+// bound (2 s): from then on it is "unconfirmed" and judged by "*", though
+// the lookup itself runs on to its timeout and fails.
+func TestE2EPendingBound(t *testing.T) {
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0") // reads nothing, answers nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	c := e2eStart(t, 1, e2eBoundSite, map[string]string{
+		"<VERIFY>": "reverse_dns Googlebot googlebot.com\n\t\t\tresolver " + silent.LocalAddr().String(),
+	})
+	get := func() e2eResponse {
+		return c.getWith(0, "", "/private/x", e2eGooglebot, http.Header{"X-Forwarded-For": {"203.0.113.5"}})
+	}
+	start := time.Now()
+	if r := get(); r.status != http.StatusOK {
+		t.Fatalf("the first claim = %d, want 200: judged as claimed while its answer is on its way", r.status)
+	}
+	for time.Since(start) < 3*time.Second {
+		time.Sleep(250 * time.Millisecond)
+		r := get()
+		if since := time.Since(start); since > 2100*time.Millisecond && r.status != http.StatusForbidden {
+			t.Fatalf("%v after the first claim = %d, want 403: past the bound, no answer is on its way", since.Round(time.Millisecond), r.status)
+		}
+	}
+	rec := c.records(1)[0]
+	if rec.str("identity") != "unconfirmed" || rec.str("identity_method") != "reverse_dns" || rec.str("reason") != "wildcard_group" {
+		t.Errorf("record of the unconfirmed claim: %s", e2eDump([]e2eRecord{rec}))
+	}
+}
+
+// A local range list is read when the configuration loads: a forged
+// GPTBot is judged by "*" from the very first request after each start.
+func TestE2ERangeFileAtStart(t *testing.T) {
+	list := filepath.Join(t.TempDir(), "gptbot.json")
+	if err := os.WriteFile(list, []byte(`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, round := range []string{"first start", "second start"} {
+		t.Run(round, func(t *testing.T) { // each start stopped when its test ends
+			c := e2eStart(t, 1, e2eBoundSite, map[string]string{"<VERIFY>": "ip_ranges GPTBot " + filepath.ToSlash(list)})
+			forged := c.getWith(0, "", "/private/x", e2eGPTBot, http.Header{"X-Forwarded-For": {"198.51.100.9"}})
+			real := c.getWith(0, "", "/private/x", e2eGPTBot, http.Header{"X-Forwarded-For": {"192.0.2.9"}})
+			if forged.status != http.StatusForbidden || real.status != http.StatusOK {
+				t.Errorf("the first forged GPTBot = %d, the real one = %d; want 403, 200", forged.status, real.status)
+			}
+		})
+	}
+}
