@@ -67,8 +67,10 @@ func TestE2EPendingBound(t *testing.T) {
 	}
 }
 
-// A local range list is read when the configuration loads: a forged
-// GPTBot is judged by "*" from the very first request after each start.
+// A local range list is read when the configuration loads: from the very
+// first request after each start, GPTBot from its range is verified, and
+// a forged one judged by "*" (before, the list loaded after the first
+// request, which a claim then passed or failed unproved).
 func TestE2ERangeFileAtStart(t *testing.T) {
 	list := filepath.Join(t.TempDir(), "gptbot.json")
 	if err := os.WriteFile(list, []byte(`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}`), 0o644); err != nil {
@@ -77,10 +79,13 @@ func TestE2ERangeFileAtStart(t *testing.T) {
 	for _, round := range []string{"first start", "second start"} {
 		t.Run(round, func(t *testing.T) { // each start stopped when its test ends
 			c := e2eStart(t, 1, e2eBoundSite, map[string]string{"<VERIFY>": "ip_ranges GPTBot " + filepath.ToSlash(list)})
-			forged := c.getWith(0, "", "/private/x", e2eGPTBot, http.Header{"X-Forwarded-For": {"198.51.100.9"}})
 			real := c.getWith(0, "", "/private/x", e2eGPTBot, http.Header{"X-Forwarded-For": {"192.0.2.9"}})
-			if forged.status != http.StatusForbidden || real.status != http.StatusOK {
-				t.Errorf("the first forged GPTBot = %d, the real one = %d; want 403, 200", forged.status, real.status)
+			forged := c.getWith(0, "", "/private/x", e2eGPTBot, http.Header{"X-Forwarded-For": {"198.51.100.9"}})
+			if real.status != http.StatusOK || forged.status != http.StatusForbidden {
+				t.Errorf("the first request, GPTBot from its range = %d, then a forged one = %d; want 200, 403", real.status, forged.status)
+			}
+			if rec := c.records(1)[0]; rec.str("identity") != "forged" || rec.str("identity_method") != "ip_ranges" {
+				t.Errorf("record of the forged claim: %s", e2eDump([]e2eRecord{rec}))
 			}
 		})
 	}

@@ -77,7 +77,7 @@ func TestMethodPrecedence(t *testing.T) {
 	}{
 		{"192.0.2.7", Result{Outcome: Verified, Method: IPRanges}},      // in the list, no PTR: the list proves it
 		{"198.51.100.1", Result{Outcome: Verified, Method: ReverseDNS}}, // not in the list, but its name is the crawler's
-		{"203.0.113.1", Result{Outcome: Forged, Method: IPRanges}},      // neither: every method says no
+		{"203.0.113.1", Result{Outcome: Forged, Method: ReverseDNS}},    // neither: every method says no, the last named
 	}
 	for _, tt := range tests {
 		if got := v.Verify("ExampleBot", netip.MustParseAddr(tt.addr), nil); got != tt.want {

@@ -96,8 +96,10 @@ func rank(o Outcome) int {
 	return 0
 }
 
+// add takes r unless an answer of a higher rank is in; of equal ones, the
+// last (the methods are asked from the cheapest to the most telling).
 func (c *combined) add(r Result) {
-	if rank(r.Outcome) > rank(c.best.Outcome) {
+	if rank(r.Outcome) >= rank(c.best.Outcome) {
 		c.best = r
 	}
 }
