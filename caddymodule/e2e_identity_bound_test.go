@@ -90,3 +90,41 @@ func TestE2ERangeFileAtStart(t *testing.T) {
 		})
 	}
 }
+
+// With no network, a range list that cannot be had is said once, not once
+// per handler whose verifier uses it: two sites of different verify
+// configurations share one source, and the log holds one warning for it.
+func TestE2EListWarningOnce(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := "http://" + closed.Addr().String() + "/gptbot.json"
+	closed.Close() // nothing answers there
+	site := func(port, forged string) string {
+		return `
+http://:<PORT` + port + `> {
+	bind 127.0.0.1
+	robots_enforce {
+		source inline "User-agent: *\nDisallow: /private/"
+		verify {
+			builtin off
+			ip_ranges GPTBot <SOURCE>
+			forged ` + forged + `
+		}
+	}
+	respond "page"
+}
+`
+	}
+	c := e2eStart(t, 2, site("0", "wildcard")+site("1", "deny"), map[string]string{"<SOURCE>": source})
+	for i := range 2 {
+		c.get(i, "", "/", e2eGPTBot) // each handler's verifier starts with its first claim
+	}
+	warned := func(rec e2eRecord) bool { return rec.str("source") == source && rec.str("level") == "warn" }
+	c.linesWhere("robots.log", "http.handlers.robots_enforce.verify", 1, warned)
+	time.Sleep(500 * time.Millisecond) // room for a second warning, were there one
+	if n := len(c.linesWhere("robots.log", "http.handlers.robots_enforce.verify", 1, warned)); n != 1 {
+		t.Errorf("%d warnings about %s, want 1", n, source)
+	}
+}

@@ -162,11 +162,16 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	key := "robots_enforce/verify/" + hex.EncodeToString(sum[:16])
 	log := h.logger.Named("verify")
 	m := h.metrics
+	h.listWarnings = loadListWarnings()
+	warnings := h.listWarnings
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
 		vc := cfg.VerifierConfig()
 		vc.OnEvent = func(ev verify.Event) {
-			if ev.Kind == verify.EventDNSLookup {
+			switch ev.Kind {
+			case verify.EventDNSLookup:
 				m.dnsLookups.WithLabelValues(ev.Result).Inc()
+			case verify.EventListFailed, verify.EventListLoaded:
+				warnings.event(log, ev)
 			}
 		}
 		vc.OnError = func(err error) { log.Warn("crawler verification", zap.Error(err)) }

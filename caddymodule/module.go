@@ -152,6 +152,7 @@ type Handler struct {
 	// verifierName is its key in states.
 	verifier     *sharedVerifier
 	verifierName string
+	listWarnings *listWarnings // shared by every handler (see listWarnings)
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with
@@ -368,6 +369,9 @@ func (h *Handler) Cleanup() error {
 			h.metrics.gauges.removeStore(h.state.store)
 		}
 		_, err = states.Delete(h.stateName)
+	}
+	if h.listWarnings != nil {
+		releaseListWarnings()
 	}
 	if h.verifierName != "" {
 		h.metrics.removeVerifier(h.verifier.v)

@@ -117,7 +117,7 @@ type claimChecker struct {
 	builtin bool
 
 	mu       sync.Mutex
-	problems []string // what the verifier reported (lists that failed), the last maxProblems
+	problems []problem // what the verifier reported (lists that failed), the last maxProblems
 }
 
 // newClaimChecker builds the verifier of cfg, which checks the
@@ -131,7 +131,12 @@ func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChec
 	}
 	c.trace = &dnsTrace{inner: inner, ptr: make(map[string]dnsAnswer), fwd: make(map[string]dnsAnswer)}
 	vc.Resolver = c.trace
-	vc.OnError = c.report
+	vc.OnError = func(err error) { c.report(problem{text: err.Error()}) }
+	vc.OnEvent = func(ev verify.Event) {
+		if ev.Kind == verify.EventListFailed {
+			c.report(problem{tokens: ev.Tokens, text: ev.Err.Error()})
+		}
+	}
 	v, err := verify.New(vc)
 	if err != nil {
 		return nil, fmt.Errorf("crawler verification: %w", err)
@@ -143,13 +148,34 @@ func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChec
 // Close stops the verifier's background work.
 func (c *claimChecker) Close() { _ = c.v.Close() }
 
-func (c *claimChecker) report(err error) {
+// problem is something the verifier reported: a range list that failed,
+// with the tokens it proves, or a problem of no token in particular.
+type problem struct {
+	tokens []string
+	text   string
+}
+
+func (c *claimChecker) report(p problem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.problems) == maxProblems {
 		c.problems = c.problems[1:]
 	}
-	c.problems = append(c.problems, err.Error())
+	c.problems = append(c.problems, p)
+}
+
+// problemsOf returns what the verifier reported that concerns token: the
+// failures of its own lists, and problems of no token in particular.
+func (c *claimChecker) problemsOf(token string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, p := range c.problems {
+		if p.tokens == nil || slices.ContainsFunc(p.tokens, func(t string) bool { return strings.EqualFold(t, token) }) {
+			out = append(out, p.text)
+		}
+	}
+	return out
 }
 
 // prestart asks about the first addresses at once, without waiting, so
@@ -198,13 +224,11 @@ func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr)
 	}
 	if err != nil {
 		// Why no answer came: the failed DNS questions about this
-		// address, or what went wrong with the range lists meanwhile
-		// (the verifier does not say which tokens a failed list proves).
+		// address, or what went wrong with the token's range lists
+		// meanwhile.
 		r.pending = fmt.Sprintf("no answer within %v", c.timeout)
 		if res.Method == verify.IPRanges {
-			c.mu.Lock()
-			dnsErrs = slices.Clone(c.problems)
-			c.mu.Unlock()
+			dnsErrs = c.problemsOf(token)
 		}
 		if len(dnsErrs) > 0 {
 			r.pending += "; " + strings.Join(dnsErrs, "; ")

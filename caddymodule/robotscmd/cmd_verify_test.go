@@ -22,7 +22,7 @@ const cmdRanges = "testdata/commands/ranges.json"
 func cmdDNSServer(t *testing.T) string { return testdns.Serve(t, testdns.Zone, testdns.ServFail) }
 
 // cmdListServer serves range lists on 127.0.0.1: /ranges.json is
-// cmdRanges, /broken.json a server error.
+// cmdRanges, /broken.json a server error, /gone.json a 410.
 func cmdListServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	list, err := os.ReadFile(cmdRanges)
@@ -36,6 +36,9 @@ func cmdListServer(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("/broken.json", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("/gone.json", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "gone", http.StatusGone)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -80,6 +83,9 @@ func TestVerifyGolden(t *testing.T) {
 		{"pending-dns", append(slices.Clone(rdns), "--timeout", "1s", "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
 		{"pending-list", append(slices.Clone(offline), "--timeout", "1s", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"GPTBot", "192.0.2.40"), 2},
+		// Another token's list failing too says nothing of this claim.
+		{"pending-list-own", append(slices.Clone(offline), "--timeout", "1s", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+			"--ip-ranges", "CCBot="+lists.URL+"/gone.json", "GPTBot", "192.0.2.40"), 2},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

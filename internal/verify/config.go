@@ -106,9 +106,12 @@ type Config struct {
 	// rate-limited lookups, from Verify: it must be fast and safe for
 	// concurrent use.
 	OnEvent func(Event)
-	// OnError, when set, is told of problems an operator should see (a list
-	// that cannot be fetched or parsed, a corrupt stored copy, a recovered
-	// panic). Same rules as OnEvent.
+	// OnError, when set, is told of problems an operator should see (a
+	// corrupt stored copy, a copy that cannot be stored, a recovered
+	// panic). A range list that cannot be fetched or parsed is told to
+	// OnEvent alone (EventListFailed), with the tokens it proves, so that
+	// the caller can say it once however many verifiers use the list, and
+	// to whom it matters. Same rules as OnEvent.
 	OnError func(error)
 
 	// lists replaces the built-in table; tests use it to point at
@@ -171,9 +174,11 @@ type Event struct {
 	// Kind says what happened.
 	Kind EventKind
 	// List is the range list's name for list events ("googlebot",
-	// "custom"); URL its source, or the key directory's URL.
-	List string
-	URL  string
+	// "custom"); URL its source, or the key directory's URL; Tokens the
+	// product tokens the list proves.
+	List   string
+	URL    string
+	Tokens []string
 	// Result is the lookup's result for EventDNSLookup: "confirmed",
 	// "refuted", "error" or "rate_limited".
 	Result string

@@ -62,6 +62,15 @@ type storedList struct {
 	Body    json.RawMessage `json:"body"`
 }
 
+// tokenNames returns the names of the tokens l proves, a copy.
+func (l *listState) tokenNames() []string {
+	names := make([]string, len(l.tokens))
+	for i, e := range l.tokens {
+		names[i] = e.name
+	}
+	return names
+}
+
 func customKey(source string) string {
 	h := sha256.Sum256([]byte(source))
 	return "custom-" + hex.EncodeToString(h[:8])
@@ -79,7 +88,7 @@ func (v *Verifier) setList(l *listState, c *listCopy) {
 		v.rebuildToken(e)
 	}
 	v.rangeMu.Unlock()
-	v.emit(Event{Kind: EventListLoaded, List: l.name, URL: l.source, Prefixes: len(c.prefixes)})
+	v.emit(Event{Kind: EventListLoaded, List: l.name, URL: l.source, Tokens: l.tokenNames(), Prefixes: len(c.prefixes)})
 	v.broadcast()
 }
 
@@ -176,8 +185,7 @@ func (v *Verifier) refreshList(ctx context.Context, l *listState) error {
 		return ctx.Err()
 	}
 	err = fmt.Errorf("range list %s (%s): %w", l.name, l.source, err)
-	v.emit(Event{Kind: EventListFailed, List: l.name, URL: l.source, Err: err})
-	v.reportErr(err)
+	v.emit(Event{Kind: EventListFailed, List: l.name, URL: l.source, Tokens: l.tokenNames(), Err: err})
 	return err
 }
 

@@ -1,0 +1,56 @@
+package caddymodule
+
+import (
+	"sync"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
+)
+
+// listWarningsName names the listWarnings in the usage pool of states.
+const listWarningsName = "robots_enforce/verify/list_warnings"
+
+// listWarnings says that a range list cannot be had once per source, not
+// once per verifier that uses it: every handler of a different verify
+// configuration has a verifier of its own, and a server with no network
+// would otherwise log a warning per list per handler. A source warns
+// again once it has loaded and failed anew. It lives in the usage pool
+// of states, shared by the handlers of every configuration.
+type listWarnings struct {
+	mu     sync.Mutex
+	failed map[string]bool // by source URL or path
+}
+
+// Destruct implements caddy.Destructor.
+func (*listWarnings) Destruct() error { return nil }
+
+// loadListWarnings returns the process's listWarnings; releaseListWarnings
+// lets go of it.
+func loadListWarnings() *listWarnings {
+	w, _, _ := states.LoadOrNew(listWarningsName, func() (caddy.Destructor, error) {
+		return &listWarnings{failed: make(map[string]bool)}, nil
+	})
+	return w.(*listWarnings)
+}
+
+func releaseListWarnings() { _, _ = states.Delete(listWarningsName) }
+
+// event logs what a verifier's list event says an operator should know: a
+// list that cannot be had, once per source until it loads again.
+func (w *listWarnings) event(log *zap.Logger, ev verify.Event) {
+	w.mu.Lock()
+	first := ev.Kind == verify.EventListFailed && !w.failed[ev.URL]
+	switch ev.Kind {
+	case verify.EventListFailed:
+		w.failed[ev.URL] = true
+	case verify.EventListLoaded:
+		delete(w.failed, ev.URL)
+	}
+	w.mu.Unlock()
+	if first {
+		log.Warn("crawler range list cannot be had: claims of its tokens stay unconfirmed until it loads",
+			zap.String("list", ev.List), zap.String("source", ev.URL), zap.Strings("tokens", ev.Tokens), zap.Error(ev.Err))
+	}
+}
