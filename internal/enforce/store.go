@@ -63,8 +63,8 @@ type hostEntry struct {
 
 // use notes a request at now. One-second resolution: a busy host's entry
 // is written at most once a second, not by every request, and uses counts
-// the seconds a host was asked for in, a measure of how often that one
-// host's requests cannot inflate past one a second.
+// the seconds in which the host was asked for: how often it is used, in a
+// measure no burst of requests inflates.
 func (e *hostEntry) use(now time.Time) {
 	sec := now.Unix()
 	if last := e.lastUsed.Load(); last < sec && e.lastUsed.CompareAndSwap(last, sec) {
