@@ -124,8 +124,10 @@ func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool),
 		return 0
 	}
 	// A site asked for in two seconds or more goes to the table's main
-	// part, others to its FIFO (see store_table.go), each part taking
-	// what the other has no room for.
+	// part, as it would have gone before the restart, others to its FIFO
+	// (see store_table.go), each part taking what the other has no room
+	// for. A state saved before uses were kept (none) says nothing: its
+	// sites go to the main part, where eviction sorts them out.
 	type restored struct {
 		e     *hostEntry
 		warms int
@@ -147,7 +149,7 @@ func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool),
 		}
 		keys[site.Key] = true
 		r := restored{e, warmth(site.Uses, site.LastUsed, now)}
-		if site.Uses >= 2 && mainRoom > 0 || fifoRoom <= 0 {
+		if (site.Uses >= 2 || site.Uses == 0) && mainRoom > 0 || fifoRoom <= 0 {
 			inMain, mainRoom = append(inMain, r), mainRoom-1
 		} else {
 			inFifo, fifoRoom = append(inFifo, r), fifoRoom-1

@@ -51,7 +51,7 @@ type hostEntry struct {
 	ready    chan struct{}            // closed when snap is first set
 	fetching atomic.Bool              // a fetch is in flight: only it sets snap
 	pending  atomic.Bool              // its first fetch is in flight (hostTable.addPending)
-	inFifo   atomic.Bool              // in the table's FIFO, not asked for since its first fetch
+	inFifo   atomic.Bool              // in the table's FIFO: not asked for in a second but its first
 	elem     *list.Element            // its place in the FIFO, or nil; guarded by Store.mu
 	pinned   atomic.Bool              // kept from eviction while its refresh is in flight (hostTable.pin)
 	evicted  atomic.Bool              // no longer in the table: it never fetches again
@@ -61,15 +61,18 @@ type hostEntry struct {
 	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
 }
 
-// use notes a request at now. One-second resolution: a busy host's entry
-// is written at most once a second, not by every request, and uses counts
-// the seconds in which the host was asked for: how often it is used, in a
-// measure no burst of requests inflates.
-func (e *hostEntry) use(now time.Time) {
+// use notes a request at now, and reports whether it is the first of its
+// second. One-second resolution: a busy host's entry is written at most
+// once a second, not by every request, and uses counts the seconds in
+// which the host was asked for: how often it is used, in a measure no
+// burst of requests inflates.
+func (e *hostEntry) use(now time.Time) bool {
 	sec := now.Unix()
 	if last := e.lastUsed.Load(); last < sec && e.lastUsed.CompareAndSwap(last, sec) {
 		e.uses.Add(1)
+		return true
 	}
+	return false
 }
 
 // siteData holds a caller's value for a host's fetches (see SnapshotWith).
@@ -154,9 +157,8 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 	if err != nil {
 		return s.life.undefined(key, now, err)
 	}
-	e.use(now)
-	if e.inFifo.Load() {
-		s.promote(e) // asked for again: in use
+	if e.use(now) && e.inFifo.Load() {
+		s.promote(e) // asked for in another second: in use
 	}
 	retry := false
 	if data != nil {

@@ -102,6 +102,44 @@ func TestStoreEvictionKeepsHostsInUse(t *testing.T) {
 	}
 }
 
+// The doorkeeper: a new host waits in the FIFO; a burst of requests in
+// its first second leaves it there, a request in a later second moves it
+// to the main part; a host pushed out of the FIFO and asked for again
+// goes straight to the main part, its name being in the ghost list.
+func TestStoreDoorkeeper(t *testing.T) {
+	clock := newManualClock()
+	s := newTestStore(t, newScriptFetcher(serve(404, "")), clock, func(c *StoreConfig) { c.MaxHosts = 8; c.NewHosts = 1000 })
+	inMain := func(host string) bool {
+		_, ok := s.hosts.main.GetEntryQuietly(host)
+		return ok
+	}
+	for range 5 {
+		s.Snapshot(t.Context(), "burst.example")
+	}
+	if inMain("burst.example") {
+		t.Error("a burst of requests in one second moved a host to the main part")
+	}
+	clock.Advance(time.Second)
+	s.Snapshot(t.Context(), "burst.example")
+	if !inMain("burst.example") {
+		t.Error("a request in a later second left the host in the FIFO")
+	}
+	s.Snapshot(t.Context(), "gone.example")
+	for i := range 8 { // the FIFO holds what main leaves of 8: 7
+		s.Snapshot(t.Context(), fmt.Sprintf("once%d.example", i))
+	}
+	if _, ok := s.hosts.peek("gone.example"); ok {
+		t.Fatal("8 newer one-time hosts did not push gone.example out of the FIFO")
+	}
+	s.Snapshot(t.Context(), "gone.example")
+	if !inMain("gone.example") {
+		t.Error("a host back from the ghost list went to the FIFO, not the main part")
+	}
+	if n := held(s); n > 8 {
+		t.Errorf("%d hosts held, want at most 8", n)
+	}
+}
+
 // A host whose refresh is in flight is pinned: a flood of new hosts does
 // not evict it, and its refresh, once done, is in force; then it may go.
 func TestStoreEvictionSparesRefresh(t *testing.T) {
@@ -177,8 +215,9 @@ func TestStoreEvictedEntryStops(t *testing.T) {
 }
 
 // BenchmarkStoreNewHost is requests for new hosts when the store holds
-// hosts hosts, at its bound: each host is asked for twice, so that it
-// goes through the FIFO, the main part, and pushes a host out of each.
+// hosts hosts, at its bound: each host is asked for in two seconds, so
+// that it goes through the FIFO, the main part, and pushes a host out of
+// each.
 // Its cost must not grow with hosts. The eviction it replaced scanned
 // every host held: on a 2-core machine a new host cost 52 µs at a
 // thousand hosts and 236 ms at a million; this costs 11 to 31 µs for
@@ -186,8 +225,10 @@ func TestStoreEvictedEntryStops(t *testing.T) {
 func BenchmarkStoreNewHost(b *testing.B) {
 	for _, hosts := range []int{1_000, 1_000_000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+			clock := newManualClock()
 			s, err := NewStore(StoreConfig{
 				Fetcher:  newScriptFetcher(serve(404, "")),
+				Now:      clock.Now,
 				MaxHosts: hosts,
 				NewHosts: 1 << 30, NewHostsPer: time.Second,
 			})
@@ -212,6 +253,7 @@ func BenchmarkStoreNewHost(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				s.Snapshot(ctx, names[i%len(names)])
+				clock.Advance(time.Second) // asked for in another second
 				s.Snapshot(ctx, names[i%len(names)])
 				i++
 			}

@@ -19,7 +19,8 @@ import (
 // So the table has two parts, after the 2Q policy (Johnson and Shasha,
 // 1994). A new host, once its first fetch has ended, waits in a FIFO, the
 // doorkeeper, which holds what the main part leaves of MaxHosts, and at
-// least a quarter of it; asked for again while there, the host moves to
+// least a quarter of it. Asked for again while there, in a second but its
+// first (a burst of requests is one use, however many), the host moves to
 // the main part; pushed out by newer hosts, it is forgotten, and its name
 // is kept in a ghost list, so that when it comes back it goes to the main
 // part at once. A scan of one-time hosts churns the FIFO and the ghost
@@ -160,10 +161,21 @@ func (t *hostTable) settle(e *hostEntry) {
 	t.push(e)
 }
 
-// push adds e to the FIFO, forgetting its oldest hosts past its room:
-// what main leaves of MaxHosts.
+// push adds e to the FIFO, forgetting its oldest hosts past its room.
 func (t *hostTable) push(e *hostEntry) {
-	for t.fifo.Len() > 0 && t.fifo.Len() >= max(t.floor, t.max-t.main.EstimatedSize()) {
+	t.trim(t.fifoRoom() - 1)
+	e.elem = t.fifo.PushBack(e)
+	e.inFifo.Store(true)
+}
+
+// fifoRoom returns how many hosts the FIFO may hold: what main leaves of
+// MaxHosts, and at least its floor.
+func (t *hostTable) fifoRoom() int { return max(t.floor, t.max-t.main.EstimatedSize()) }
+
+// trim forgets the FIFO's oldest hosts until it holds at most room, and
+// keeps their names in the ghost list.
+func (t *hostTable) trim(room int) {
+	for t.fifo.Len() > 0 && t.fifo.Len() > room {
 		old := t.fifo.Remove(t.fifo.Front()).(*hostEntry)
 		old.elem = nil
 		old.inFifo.Store(false)
@@ -171,8 +183,6 @@ func (t *hostTable) push(e *hostEntry) {
 		old.evicted.Store(true)
 		t.ghost.Set(old.host, struct{}{})
 	}
-	e.elem = t.fifo.PushBack(e)
-	e.inFifo.Store(true)
 }
 
 // promote moves e from the FIFO to main: it was asked for again. It
@@ -190,9 +200,11 @@ func (t *hostTable) promote(e *hostEntry) bool {
 
 // toMain adds e to main, then lets it leave the young: past main's
 // bound, the host least likely to be asked for again goes, which may be e.
+// A main part that grew leaves the FIFO less room.
 func (t *hostTable) toMain(e *hostEntry) {
 	t.main.Set(e.host, e)
 	t.young.Delete(e.host)
+	t.trim(t.fifoRoom())
 }
 
 // add puts e, restored, in main, or in the FIFO when fifo is set. The
@@ -200,6 +212,7 @@ func (t *hostTable) toMain(e *hostEntry) {
 func (t *hostTable) add(e *hostEntry, fifo bool) {
 	if !fifo || t.floor == 0 {
 		t.main.Set(e.host, e)
+		t.trim(t.fifoRoom())
 		return
 	}
 	t.young.Store(e.host, e)
