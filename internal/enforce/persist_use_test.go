@@ -124,3 +124,34 @@ func TestWarmth(t *testing.T) {
 		}
 	}
 }
+
+// The saved state learns of a host's use without a new snapshot: Changes
+// moves when uses reaches 2, 4, 8 and 16, and on the first use of a day,
+// not with every second of use, so that a saver that saves on change
+// saves what restoring needs and no more.
+func TestStoreChangesWithUse(t *testing.T) {
+	clock := newManualClock()
+	s := newTestStore(t, newScriptFetcher(serve(404, "")), clock, nil)
+	s.Snapshot(t.Context(), "a.example")
+	settle(t, s, "a.example")
+	var moved []int
+	for sec := 2; sec <= 20; sec++ {
+		clock.Advance(time.Second)
+		before := s.Changes()
+		s.Snapshot(t.Context(), "a.example")
+		s.Snapshot(t.Context(), "a.example") // the same second: one use
+		if s.Changes() != before {
+			moved = append(moved, sec)
+		}
+	}
+	if got, want := fmt.Sprint(moved), "[2 4 8 16]"; got != want {
+		t.Errorf("Changes moved at uses %s, want %s", got, want)
+	}
+	before := s.Changes()
+	clock.Advance(24 * time.Hour)
+	s.Snapshot(t.Context(), "a.example") // a refresh, besides
+	settle(t, s, "a.example")
+	if s.Changes() < before+2 {
+		t.Errorf("Changes moved by %d on the first use of a day, with a refresh; want 2", s.Changes()-before)
+	}
+}

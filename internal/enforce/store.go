@@ -37,7 +37,8 @@ type Store struct {
 }
 
 // Changes returns a count that grows with every snapshot the store puts in
-// force: a caller that saves the store's state saves it again only when
+// force, and as its hosts' use says more about how they are used (see
+// Save): a caller that saves the store's state saves it again only when
 // the count moved.
 func (s *Store) Changes() int64 { return s.changes.Load() }
 
@@ -62,17 +63,21 @@ type hostEntry struct {
 }
 
 // use notes a request at now, and reports whether it is the first of its
-// second. One-second resolution: a busy host's entry is written at most
-// once a second, not by every request, and uses counts the seconds in
-// which the host was asked for: how often it is used, in a measure no
-// burst of requests inflates.
-func (e *hostEntry) use(now time.Time) bool {
+// second, and whether the saved state should learn of it (see Changes):
+// when uses reaches 2, 4, 8 or 16, which restoring tells apart (see
+// warmth), or the first use of a day, which it ages by. One-second
+// resolution: a busy host's entry is written at most once a second, not
+// by every request, and uses counts the seconds in which the host was
+// asked for: how often it is used, in a measure no burst inflates.
+func (e *hostEntry) use(now time.Time) (first, news bool) {
 	sec := now.Unix()
-	if last := e.lastUsed.Load(); last < sec && e.lastUsed.CompareAndSwap(last, sec) {
-		e.uses.Add(1)
-		return true
+	last := e.lastUsed.Load()
+	if last >= sec || !e.lastUsed.CompareAndSwap(last, sec) {
+		return false, false
 	}
-	return false
+	n := e.uses.Add(1)
+	const day = 24 * 60 * 60
+	return true, n&(n-1) == 0 && n <= 2*maxWarmth || last/day != sec/day
 }
 
 // siteData holds a caller's value for a host's fetches (see SnapshotWith).
@@ -157,8 +162,13 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 	if err != nil {
 		return s.life.undefined(key, now, err)
 	}
-	if e.use(now) && e.inFifo.Load() {
-		s.promote(e) // asked for in another second: in use
+	if first, news := e.use(now); first {
+		if news {
+			s.changes.Add(1)
+		}
+		if e.inFifo.Load() {
+			s.promote(e) // asked for in another second: in use
+		}
 	}
 	retry := false
 	if data != nil {
