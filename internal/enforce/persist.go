@@ -166,7 +166,7 @@ func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool),
 	for i := len(inMain) - 1; i >= 0; i-- {
 		if n := inMain[i].warms; n > 0 {
 			for range n {
-				s.hosts.get(inMain[i].e.host)
+				s.hosts.used(inMain[i].e)
 			}
 			// Uses are noted in a buffer of 16 per stripe that drops what
 			// does not fit: applied before the next site's.

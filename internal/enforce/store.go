@@ -168,6 +168,8 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 		}
 		if e.inFifo.Load() {
 			s.promote(e) // asked for in another second: in use
+		} else {
+			s.hosts.used(e)
 		}
 	}
 	retry := false

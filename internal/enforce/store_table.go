@@ -110,13 +110,18 @@ func newHostTable(max int) *hostTable {
 	return t
 }
 
-// get returns the entry of key, counting a use of it in the main part.
+// get returns the entry of key. It counts no use: see used.
 func (t *hostTable) get(key string) (*hostEntry, bool) {
-	if e, ok := t.main.GetIfPresent(key); ok {
-		return e, true
+	if en, ok := t.main.GetEntryQuietly(key); ok {
+		return en.Value, true
 	}
 	return t.loadYoung(key)
 }
+
+// used counts a use of e, of the main part, in its policy: the Store
+// counts one a second (hostEntry.use), as the FIFO does, so that a busy
+// host's requests cost a map read each, and a burst is one use.
+func (t *hostTable) used(e *hostEntry) { t.main.GetIfPresent(e.host) }
 
 // peek returns the entry of key without counting a use. The young are
 // looked up first: an entry leaves them only once it is in main (see
