@@ -47,14 +47,17 @@ const maxCachedHost = enforce.MaxHostNameLength + 7
 // to their sites: the canonical key costs a parse and may allocate, and
 // each site's route must be built once per handler. It holds at most max
 // Host headers. Past the bound it forgets the one least likely to be
-// seen again: it is a W-TinyLFU cache (github.com/maypok86/otter/v2, as
-// the Store's hosts; see internal/enforce/store_table.go), so a flood of
-// one-time Host headers does not push out the sites in use. A site
-// forgotten here would come back with a new route, built from a later
+// seen again: it is a W-TinyLFU cache (github.com/maypok86/otter/v2, the
+// library of the Store's hosts), whose sketch of recent use keeps the
+// Host headers of the sites in use through a flood of one-time ones. A
+// site forgotten here comes back with a new route, built from a later
 // request's variables, which replaces the one the Store keeps for the
-// site and makes a failing site's robots.txt be fetched again at once.
-// An entry is a cache of what the next request for the host builds
-// again, while the Store keeps the site.
+// site and makes a failing site's robots.txt be fetched again at once;
+// but no request is refused for it: an entry is a cache of what the next
+// request for the host builds again, while the Store keeps the site. So
+// this cache does without the Store's doorkeeper (see
+// internal/enforce/store_table.go), which guards against otter's window
+// growing, at a few dozen entries, to squeeze out the sites in use.
 type siteCache struct {
 	hosts   *otter.Cache[siteHost, *siteRoute]
 	retired *atomic.Bool
