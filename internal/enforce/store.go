@@ -30,7 +30,7 @@ type Store struct {
 	fetches sync.WaitGroup
 
 	hosts    *hostTable    // bounded by MaxHosts; see store_table.go
-	mu       sync.Mutex    // serialises adding hosts, and starting fetches against Close
+	mu       sync.Mutex    // serialises adding and moving hosts in the table, and starting fetches against Close
 	newHosts *rate.Limiter // the budget of first fetches; guarded by mu
 	closed   atomic.Bool
 	changes  atomic.Int64 // snapshots published, for savers to tell what is new
