@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/maypok86/otter/v2"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
@@ -46,17 +46,42 @@ const maxCachedHost = enforce.MaxHostNameLength + 7
 // siteCache maps, for one handler, the Host headers it sees (by scheme)
 // to their sites: the canonical key costs a parse and may allocate, and
 // each site's route must be built once per handler. It holds at most max
-// entries; past it, it forgets one: an entry is only a cache of what the
-// next request for the host builds again, while the Store keeps the site.
+// Host headers. Past the bound it forgets the one least likely to be
+// seen again: it is a W-TinyLFU cache (github.com/maypok86/otter/v2, the
+// library of the Store's hosts), whose sketch of recent use keeps the
+// Host headers of the sites in use through a flood of one-time ones. A
+// site forgotten here comes back with a new route, built from a later
+// request's variables, which replaces the one the Store keeps for the
+// site and makes a failing site's robots.txt be fetched again at once;
+// but no request is refused for it: an entry is a cache of what the next
+// request for the host builds again, while the Store keeps the site. So
+// this cache does without the Store's doorkeeper (see
+// internal/enforce/store_table.go), which guards against otter's window
+// growing, at a few dozen entries, to squeeze out the sites in use.
 type siteCache struct {
-	hosts   [2]sync.Map // Host header → *siteRoute; [0] plain HTTP, [1] HTTPS
-	size    atomic.Int64
-	max     int64
+	hosts   *otter.Cache[siteHost, *siteRoute]
 	retired *atomic.Bool
 }
 
+// siteHost is a Host header as a client sent it, and whether over TLS.
+type siteHost struct {
+	host string
+	tls  bool
+}
+
 func newSiteCache(max int, retired *atomic.Bool) *siteCache {
-	return &siteCache{max: int64(max), retired: retired}
+	return &siteCache{
+		retired: retired,
+		hosts: otter.Must(&otter.Options[siteHost, *siteRoute]{
+			MaximumSize: max,
+			// The sketch counts uses from the first request; a larger
+			// cache grows it once half full (see enforce.DefaultMaxHosts).
+			InitialCapacity: min(max, enforce.DefaultMaxHosts),
+			// Maintenance runs on the goroutine that reads or writes: the
+			// cache starts no goroutine, and a handler's goes with it.
+			Executor: func(fn func()) { fn() },
+		}),
+	}
 }
 
 // site returns the site r is for, and false when its Host names none (see
@@ -64,10 +89,9 @@ func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 // the first time keeps it with a copy of r's variables. Later requests
 // cost one lookup and no allocation.
 func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, bool) {
-	tls := r.TLS != nil
-	hosts := &c.hosts[b2i(tls)]
-	if e, ok := hosts.Load(r.Host); ok {
-		return e.(*siteRoute), true
+	h := siteHost{host: r.Host, tls: r.TLS != nil}
+	if sr, ok := c.hosts.GetIfPresent(h); ok {
+		return sr, true
 	}
 	local := localAddr(r)
 	key, ok := siteKey(r, local)
@@ -85,31 +109,9 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 	if len(r.Host) > maxCachedHost {
 		return sr, true // not kept: a Host this long would name no site
 	}
-	for c.size.Load() >= c.max && c.forgetOne() {
-	}
-	if prev, loaded := hosts.LoadOrStore(r.Host, sr); loaded {
-		return prev.(*siteRoute), true
-	}
-	c.size.Add(1)
+	// The first request's route stands if two race for the host.
+	sr, _ = c.hosts.SetIfAbsent(h, sr)
 	return sr, true
-}
-
-// forgetOne forgets one cached host, and reports whether there was one.
-func (c *siteCache) forgetOne() bool {
-	for i := range c.hosts {
-		forgot := false
-		c.hosts[i].Range(func(k, _ any) bool {
-			if _, loaded := c.hosts[i].LoadAndDelete(k); loaded {
-				c.size.Add(-1)
-				forgot = true
-			}
-			return false
-		})
-		if forgot {
-			return true
-		}
-	}
-	return false
 }
 
 // siteKey returns the Store key of r's site, which came to the listener

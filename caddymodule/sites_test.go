@@ -99,15 +99,12 @@ func TestSiteBound(t *testing.T) {
 		if sr, ok := c.site(unitClientRequest(host, map[string]any{"root": "/srv/" + host}), nil); !ok || sr.vars["root"] != "/srv/"+host {
 			t.Fatalf("site of %s: %v, %v", host, sr, ok)
 		}
-		if got := c.size.Load(); got > max {
+		c.hosts.CleanUp()
+		if got := c.hosts.EstimatedSize(); got > max {
 			t.Fatalf("size = %d after %d hosts, want at most %d", got, i+1, max)
 		}
 	}
-	n := 0
-	for i := range c.hosts {
-		c.hosts[i].Range(func(_, _ any) bool { n++; return true })
-	}
-	if n != max {
+	if n := c.hosts.EstimatedSize(); n != max {
 		t.Errorf("%d hosts kept, want %d", n, max)
 	}
 	// A Host too long to name a site is not kept.
@@ -115,5 +112,56 @@ func TestSiteBound(t *testing.T) {
 	long.Host = strings.Repeat("a", 300)
 	if _, ok := c.site(long, nil); ok {
 		t.Error("a 300-octet Host named a site")
+	}
+}
+
+// TestSiteCacheKeepsHostsInUse floods a cache of 30 with one-time Hosts,
+// 90 in every 100 requests, between 10 Hosts asked for once in every 100:
+// once those are in use (a warm-up), their routes are never forgotten and
+// built again, which would replace the route the Store keeps for the site.
+func TestSiteCacheKeepsHostsInUse(t *testing.T) {
+	const (
+		max    = 30
+		warmUp = 20 // rounds of 100 requests
+		rounds = 60
+	)
+	c := newSiteCache(max, new(atomic.Bool))
+	routes := map[string]*siteRoute{}
+	rebuilt := map[string]int{}
+	for round := range warmUp + rounds {
+		for i := range 100 {
+			host := fmt.Sprintf("once-%d-%d.example", round, i)
+			if i%10 == 0 {
+				host = fmt.Sprintf("hot%d.example", i/10)
+			}
+			sr, ok := c.site(unitClientRequest(host, nil), nil)
+			if !ok || i%10 != 0 {
+				continue
+			}
+			if prev := routes[host]; prev != sr {
+				if round >= warmUp {
+					rebuilt[host]++
+				}
+				routes[host] = sr
+			}
+		}
+	}
+	for host, n := range rebuilt {
+		t.Errorf("%s: route built again %d times in %d rounds of one-time Hosts, want never", host, n, rounds)
+	}
+	c.hosts.CleanUp()
+	if n := c.hosts.EstimatedSize(); n > max {
+		t.Errorf("%d Hosts kept, want at most %d", n, max)
+	}
+}
+
+// The lookup of a Host seen before: one cache read, no allocation.
+func BenchmarkSiteCacheHit(b *testing.B) {
+	c := newSiteCache(64, new(atomic.Bool))
+	r := unitClientRequest("example.com", nil)
+	c.site(r, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.site(r, nil)
 	}
 }

@@ -69,11 +69,10 @@ func (v *VersionHasher) Name() string {
 // at least OfferInterval ago. The fetch is the store's own, and what it
 // finds replaces the snapshot as any refresh's result does.
 func (s *Store) Hint(host, hash string) bool {
-	v, ok := s.hosts.Load(strings.ToLower(host))
+	e, ok := s.hosts.peek(strings.ToLower(host))
 	if !ok || s.closed.Load() {
 		return false
 	}
-	e := v.(*hostEntry)
 	snap := e.snap.Load()
 	if snap == nil || snap.Hash == hash || e.fetching.Load() || s.cfg.Now().Sub(snap.CheckedAt) < OfferInterval {
 		return false

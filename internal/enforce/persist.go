@@ -23,10 +23,18 @@ type SavedState struct {
 	Served  []SavedServed `json:"served,omitempty"`
 }
 
-// SavedSite is one site's versions: the one in force, then Earlier.
+// SavedSite is one site's versions, the one in force then Earlier, and
+// how it was used: what the store's eviction needs after a restart to
+// keep the sites in use (see Restore).
 type SavedSite struct {
 	Key      string         `json:"key"`
 	Versions []SavedVersion `json:"versions"`
+	// LastUsed is when the site was last asked for, to the second; zero
+	// in a state saved before it was kept.
+	LastUsed time.Time `json:"last_used,omitzero"`
+	// Uses counts the seconds the site was asked for in since it was
+	// first tracked, restarts included.
+	Uses uint32 `json:"uses,omitempty"`
 }
 
 // SavedVersion is one version of a site's robots.txt.
@@ -46,21 +54,32 @@ type SavedVersion struct {
 }
 
 // Save returns the versions of every site the store tracks, with their
-// content (not refused or undefined answers, which say nothing lasting).
+// content (not refused or undefined answers, which say nothing lasting),
+// and how each was used: the sites most likely to be kept first, as the
+// store's eviction ranks them. A site restored with a copy too old to be
+// in force, and not asked for since, is saved with that copy.
 func (s *Store) Save() []SavedSite {
+	s.mu.Lock()
+	entries := s.hosts.hottest()
+	s.mu.Unlock()
 	var out []SavedSite
-	s.hosts.Range(func(k, v any) bool {
-		snap := v.(*hostEntry).snap.Load()
-		if snap == nil || snap.Refusal != RefusalNone {
-			return true
+	for _, e := range entries {
+		snap := e.snap.Load()
+		if snap == nil {
+			snap = e.seed
 		}
-		site := SavedSite{Key: k.(string)}
+		if snap == nil || snap.Refusal != RefusalNone {
+			continue
+		}
+		site := SavedSite{Key: e.host, Uses: e.uses.Load()}
+		if sec := e.lastUsed.Load(); sec != 0 {
+			site.LastUsed = time.Unix(sec, 0).UTC()
+		}
 		for _, vs := range append([]*Snapshot{snap}, snap.Earlier...) {
 			site.Versions = append(site.Versions, saveVersion(vs))
 		}
 		out = append(out, site)
-		return true
-	})
+	}
 	return out
 }
 
@@ -77,64 +96,133 @@ func saveVersion(s *Snapshot) SavedVersion {
 }
 
 // Restore puts saved sites back in the store, which must not have fetched
-// anything yet, as of now: up to MaxHosts of them, each with the versions
-// whose body body gives back (a version whose body is lost is left out).
-// A site whose copy in force was fetched within Refresh is served from it
-// at once and refreshed in the background with the first request; an
-// older copy only joins the site's earlier versions, and the first
-// request waits for a fetch, as for a new site. It returns how many sites
-// it restored.
+// anything yet, as of now: up to MaxHosts of them, the first ones of
+// sites (Save lists the sites most likely to be kept first), each with
+// the versions whose body body gives back (a version whose body is lost
+// is left out). A site whose copy in force was fetched within Refresh is
+// served from it at once and refreshed in the background with the first
+// request; an older copy only joins the site's earlier versions, and the
+// first request waits for a fetch, as for a new site. Either way a
+// restored site is tracked: its requests never need the budget of first
+// fetches. It returns how many sites it restored.
+//
+// Eviction learns of each site's use before the restart (SavedSite.Uses
+// and LastUsed, see warmth), so that the sites in use are not the first
+// to go when new hosts arrive, however soon.
 func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool), now time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
+	if s.closed.Load() {
+		return 0
+	}
+	// A site asked for in two seconds or more goes to the table's main
+	// part, as it would have gone before the restart, others to its FIFO
+	// (see store_table.go), each part taking what the other has no room
+	// for. A state saved before uses were kept (none) says nothing: its
+	// sites go to the main part, where eviction sorts them out.
+	type restored struct {
+		e     *hostEntry
+		warms int
+	}
+	var inMain, inFifo []restored
+	mainRoom := s.hosts.max - s.hosts.floor - s.hosts.main.EstimatedSize()
+	fifoRoom := s.hosts.floor - s.hosts.fifo.Len()
+	keys := make(map[string]bool)
 	for _, site := range sites {
-		if s.count >= s.cfg.MaxHosts || s.closed.Load() {
+		if mainRoom <= 0 && fifoRoom <= 0 {
 			break
 		}
-		url, err := robotsURL(s.cfg.Scheme, site.Key)
-		if s.cfg.URL != "" {
-			url, err = s.cfg.URL, nil
-		}
-		if err != nil {
+		if _, dup := s.hosts.peek(site.Key); dup || keys[site.Key] {
 			continue
 		}
-		var versions []*Snapshot
-		for _, sv := range site.Versions {
-			if v := s.restoreVersion(sv, body); v != nil {
-				versions = append(versions, v)
-			}
-		}
-		if len(versions) == 0 {
+		e := s.restoreSite(site, body, now)
+		if e == nil {
 			continue
 		}
-		if _, dup := s.hosts.Load(site.Key); dup {
-			continue
-		}
-		e := &hostEntry{host: site.Key, url: url, ready: make(chan struct{})}
-		e.lastUsed.Store(now.Unix())
-		cur := versions[0]
-		cur.Earlier = nil
-		for _, v := range versions[1:] {
-			if now.Sub(v.ReplacedAt) < GraceWindow && len(cur.Earlier) < MaxVersions-1 {
-				cur.Earlier = append(cur.Earlier, v)
-			}
-		}
-		if now.Sub(cur.FetchedAt) < s.cfg.Refresh && !cur.FetchedAt.After(now) {
-			cur.RefreshAt = now // refreshed with the first request
-			e.snap.Store(cur)
-			close(e.ready)
+		keys[site.Key] = true
+		r := restored{e, warmth(site.Uses, site.LastUsed, now)}
+		if (site.Uses >= 2 || site.Uses == 0) && mainRoom > 0 || fifoRoom <= 0 {
+			inMain, mainRoom = append(inMain, r), mainRoom-1
 		} else {
-			// Too old to be in force (RFC 9309 §2.4): the site's first
-			// request waits for a fetch, whose answer follows this copy
-			// as it would have followed it before the restart.
-			e.seed = cur
+			inFifo, fifoRoom = append(inFifo, r), fifoRoom-1
 		}
-		s.hosts.Store(site.Key, e)
-		s.count++
-		n++
+	}
+	// The coldest first, so that the hottest are the most recent too.
+	for i := len(inFifo) - 1; i >= 0; i-- {
+		s.hosts.add(inFifo[i].e, true)
+	}
+	for i := len(inMain) - 1; i >= 0; i-- {
+		s.hosts.add(inMain[i].e, false)
+	}
+	s.hosts.main.CleanUp() // the additions reach the policy before the uses
+	for i := len(inMain) - 1; i >= 0; i-- {
+		if n := inMain[i].warms; n > 0 {
+			for range n {
+				s.hosts.used(inMain[i].e)
+			}
+			// Uses are noted in a buffer of 16 per stripe that drops what
+			// does not fit: applied before the next site's.
+			s.hosts.main.CleanUp()
+		}
+	}
+	return len(inMain) + len(inFifo)
+}
+
+// maxWarmth is the most uses a restored site is credited with: the count-min
+// sketch of the table's eviction counts to 15.
+const maxWarmth = 15
+
+// warmth returns how many uses eviction is told of for a site restored at
+// now, that was asked for in uses seconds, last at lastUsed (zero when not
+// known): up to maxWarmth, halved for each whole day it went unused, as
+// the sketch's own ageing would have faded it.
+func warmth(uses uint32, lastUsed, now time.Time) int {
+	n := int(min(uses, maxWarmth))
+	if idle := now.Sub(lastUsed); !lastUsed.IsZero() && idle > 0 {
+		n >>= min(idle/(24*time.Hour), 4)
 	}
 	return n
+}
+
+// restoreSite rebuilds the entry of a saved site, or returns nil when its
+// key names no site or none of its versions could be restored.
+func (s *Store) restoreSite(site SavedSite, body func(sum string) ([]byte, bool), now time.Time) *hostEntry {
+	url, err := robotsURL(s.cfg.Scheme, site.Key)
+	if s.cfg.URL != "" {
+		url, err = s.cfg.URL, nil
+	}
+	if err != nil {
+		return nil
+	}
+	var versions []*Snapshot
+	for _, sv := range site.Versions {
+		if v := s.restoreVersion(sv, body); v != nil {
+			versions = append(versions, v)
+		}
+	}
+	if len(versions) == 0 {
+		return nil
+	}
+	e := &hostEntry{host: site.Key, url: url, ready: make(chan struct{})}
+	used := now
+	if !site.LastUsed.IsZero() && !site.LastUsed.After(now) {
+		used = site.LastUsed
+	}
+	e.lastUsed.Store(used.Unix())
+	e.uses.Store(site.Uses)
+	cur := versions[0]
+	cur.Earlier = cur.keepEarlier(versions[1:], now)
+	if now.Sub(cur.FetchedAt) < s.cfg.Refresh && !cur.FetchedAt.After(now) {
+		cur.RefreshAt = now // refreshed with the first request
+		e.snap.Store(cur)
+		close(e.ready)
+	} else {
+		// Too old to be in force (RFC 9309 §2.4): the site's first
+		// request waits for a fetch, whose answer follows this copy
+		// as it would have followed it before the restart.
+		e.seed = cur
+	}
+	return e
 }
 
 // restoreVersion rebuilds a saved version, or returns nil when its body is

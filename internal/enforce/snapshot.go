@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
@@ -167,12 +168,13 @@ const MaxVersions = 16
 
 // VersionsAt returns the versions of the site in force at some moment of
 // the GraceWindow before t: s and those of Earlier replaced within it,
-// newest first.
+// newest first, each once (see sameVersion): a version that was in force
+// twice is one version, and its newest place stands.
 func (s *Snapshot) VersionsAt(t time.Time) []*Snapshot {
 	vs := make([]*Snapshot, 1, 1+len(s.Earlier))
 	vs[0] = s
 	for _, e := range s.Earlier {
-		if t.Sub(e.ReplacedAt) < GraceWindow {
+		if t.Sub(e.ReplacedAt) < GraceWindow && !slices.ContainsFunc(vs, e.sameVersion) {
 			vs = append(vs, e)
 		}
 	}
@@ -211,6 +213,19 @@ func (s *Snapshot) sameContent(o *Snapshot) bool {
 	return s.Access == o.Access && s.DisallowAll == o.DisallowAll && s.sum == o.sum
 }
 
+// sameVersion reports whether s and o are one version as records name it
+// (see VersionName): the same file, compared by its full digest, or no
+// file and the same fallback.
+func (s *Snapshot) sameVersion(o *Snapshot) bool {
+	switch {
+	case (s.Robots == nil) != (o.Robots == nil):
+		return false
+	case s.Robots != nil:
+		return s.sum == o.sum
+	}
+	return s.VersionName() == o.VersionName()
+}
+
 // setBody records the digest of body in s.
 func (s *Snapshot) setBody(body []byte) {
 	s.sum = sha256.Sum256(body)
@@ -219,9 +234,10 @@ func (s *Snapshot) setBody(body []byte) {
 
 // follow places s, a snapshot not yet published, after prev (nil for none)
 // at time now. When the content is unchanged s carries on prev's ChangedAt
-// and Earlier; otherwise prev joins s's Earlier, newest first. Versions
-// replaced more than GraceWindow ago are dropped here, as are the oldest
-// past MaxVersions, which keeps memory bounded.
+// and Earlier; otherwise prev joins s's Earlier, newest first. Earlier
+// keeps each version once and never s's own: a site that goes v1, v2, v1
+// has v1 in force and v2 earlier, whose grace then ends 24 hours after v1
+// came back, not after v1 first went (see keepEarlier).
 func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
 	var earlier []*Snapshot
 	switch {
@@ -236,13 +252,27 @@ func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
 		s.ChangedAt = now
 		earlier = append([]*Snapshot{&old}, prev.Earlier...)
 	}
-	s.Earlier = nil
-	for _, e := range earlier {
-		if now.Sub(e.ReplacedAt) < GraceWindow && len(s.Earlier) < MaxVersions-1 {
-			s.Earlier = append(s.Earlier, e)
-		}
-	}
+	s.Earlier = s.keepEarlier(earlier, now)
 	return s
+}
+
+// keepEarlier returns the versions of candidates, newest first, that s,
+// in force at now, keeps in Earlier: those replaced less than GraceWindow
+// ago, each version once (its newest place), none the same version as s,
+// and at most MaxVersions-1 of them, the oldest dropped first. This keeps
+// memory bounded, and the records' judged versions free of repeats.
+func (s *Snapshot) keepEarlier(candidates []*Snapshot, now time.Time) []*Snapshot {
+	var kept []*Snapshot
+	for _, e := range candidates {
+		if len(kept) == MaxVersions-1 {
+			break
+		}
+		if now.Sub(e.ReplacedAt) >= GraceWindow || s.sameVersion(e) || slices.ContainsFunc(kept, e.sameVersion) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // setFile makes s an available snapshot of body, parsed with the parse

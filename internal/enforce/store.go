@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"container/list"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -28,16 +29,16 @@ type Store struct {
 	stop    context.CancelFunc
 	fetches sync.WaitGroup
 
-	hosts    sync.Map      // lower-case host → *hostEntry
-	mu       sync.Mutex    // serialises adding and evicting hosts, and starting fetches against Close
-	count    int           // hosts in the map; guarded by mu
+	hosts    *hostTable    // bounded by MaxHosts; see store_table.go
+	mu       sync.Mutex    // serialises adding and moving hosts in the table, and starting fetches against Close
 	newHosts *rate.Limiter // the budget of first fetches; guarded by mu
 	closed   atomic.Bool
 	changes  atomic.Int64 // snapshots published, for savers to tell what is new
 }
 
 // Changes returns a count that grows with every snapshot the store puts in
-// force: a caller that saves the store's state saves it again only when
+// force, and as its hosts' use says more about how they are used (see
+// Save): a caller that saves the store's state saves it again only when
 // the count moved.
 func (s *Store) Changes() int64 { return s.changes.Load() }
 
@@ -50,10 +51,33 @@ type hostEntry struct {
 	snap     atomic.Pointer[Snapshot] // nil until the first fetch ends
 	ready    chan struct{}            // closed when snap is first set
 	fetching atomic.Bool              // a fetch is in flight: only it sets snap
+	pending  atomic.Bool              // its first fetch is in flight (hostTable.addPending)
+	inFifo   atomic.Bool              // in the table's FIFO: not asked for in a second but its first
+	elem     *list.Element            // its place in the FIFO, or nil; guarded by Store.mu
+	pinned   atomic.Bool              // kept from eviction while its refresh is in flight (hostTable.pin)
+	evicted  atomic.Bool              // no longer in the table: it never fetches again
 	lastUsed atomic.Int64             // Unix seconds of the latest request
+	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
 	data     atomic.Pointer[siteData] // what the caller gave for its fetches, if anything
 	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
-	evicted  bool                     // no longer in the map; guarded by Store.mu
+}
+
+// use notes a request at now, and reports whether it is the first of its
+// second, and whether the saved state should learn of it (see Changes):
+// when uses reaches 2, 4, 8 or 16, which restoring tells apart (see
+// warmth), or the first use of a day, which it ages by. One-second
+// resolution: a busy host's entry is written at most once a second, not
+// by every request, and uses counts the seconds in which the host was
+// asked for: how often it is used, in a measure no burst inflates.
+func (e *hostEntry) use(now time.Time) (first, news bool) {
+	sec := now.Unix()
+	last := e.lastUsed.Load()
+	if last >= sec || !e.lastUsed.CompareAndSwap(last, sec) {
+		return false, false
+	}
+	n := e.uses.Add(1)
+	const day = 24 * 60 * 60
+	return true, n&(n-1) == 0 && n <= 2*maxWarmth || last/day != sec/day
 }
 
 // siteData holds a caller's value for a host's fetches (see SnapshotWith).
@@ -76,6 +100,7 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 			keepBody:    cfg.KeepBody,
 		},
 	}
+	s.hosts = newHostTable(cfg.MaxHosts)
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)
 	s.stopped, s.stop = context.WithCancel(context.Background())
 	return s, nil
@@ -137,10 +162,15 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 	if err != nil {
 		return s.life.undefined(key, now, err)
 	}
-	// One-second resolution: a busy host's entry is written at most once a
-	// second, not by every request.
-	if sec := now.Unix(); e.lastUsed.Load() < sec {
-		e.lastUsed.Store(sec)
+	if first, news := e.use(now); first {
+		if news {
+			s.changes.Add(1)
+		}
+		if e.inFifo.Load() {
+			s.promote(e) // asked for in another second: in use
+		} else {
+			s.hosts.used(e)
+		}
 	}
 	retry := false
 	if data != nil {
@@ -168,15 +198,31 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 	}
 }
 
+// promote moves e from the table's FIFO to its main part.
+func (s *Store) promote(e *hostEntry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hosts.promote(e)
+}
+
+// done lets e go in the table once its fetch has ended (hostTable.done).
+func (s *Store) done(e *hostEntry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hosts.done(e)
+}
+
 // refresh starts a background fetch for e, unless one is in flight, the
-// store is closed or e was evicted, and reports whether it started one.
+// store is closed, e was evicted or as many fetches as MaxHosts are in
+// flight, and reports whether it started one. The entry is pinned (see
+// hostTable.pin) until the fetch ends.
 func (s *Store) refresh(e *hostEntry) bool {
-	if !e.fetching.CompareAndSwap(false, true) {
+	if e.evicted.Load() || !e.fetching.CompareAndSwap(false, true) {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() || e.evicted {
+	if s.closed.Load() || !s.hosts.pin(e) {
 		e.fetching.Store(false)
 		return false
 	}
@@ -193,6 +239,12 @@ func (s *Store) refresh(e *hostEntry) bool {
 func (s *Store) fetch(e *hostEntry) {
 	defer s.fetches.Done()
 	defer func() {
+		// Let go (if a panic did not let it) before fetching is cleared,
+		// so that a fetch starting next pins the entry after this one.
+		s.done(e)
+		e.fetching.Store(false)
+	}()
+	defer func() {
 		if v := recover(); v != nil {
 			select {
 			case <-e.ready:
@@ -203,9 +255,9 @@ func (s *Store) fetch(e *hostEntry) {
 					snap.RefreshAt = now.Add(BackoffStart)
 					e.snap.Store(snap)
 				}
+				s.done(e)
 				close(e.ready)
 			}
-			e.fetching.Store(false)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(s.stopped, s.cfg.FetchTimeout)
@@ -233,11 +285,14 @@ func (s *Store) fetch(e *hostEntry) {
 	}
 	if next != nil {
 		s.publish(e, e.snap.Load(), next)
-		if first {
-			close(e.ready)
-		}
 	}
-	e.fetching.Store(false)
+	// Let go before the waiters of a first fetch go on: the fetches the
+	// table counts in flight are then the ones really in flight, and the
+	// host is in the table for their next request.
+	s.done(e)
+	if first && next != nil {
+		close(e.ready)
+	}
 }
 
 // publish puts next in force for e, in place of prev, and tells OnChange
@@ -274,10 +329,16 @@ func (s *Store) Close() error {
 // there is none). It reads every host: for metrics, not requests.
 func (s *Store) Stats(now time.Time) (byAccess map[AccessResult]int, oldest time.Duration) {
 	byAccess = make(map[AccessResult]int, 3)
-	s.hosts.Range(func(_, v any) bool {
-		snap := v.(*hostEntry).snap.Load()
+	s.mu.Lock()
+	young := s.hosts.fifoEntries()
+	s.mu.Unlock()
+	for _, e := range s.hosts.main.All() {
+		young = append(young, e)
+	}
+	for _, e := range young {
+		snap := e.snap.Load()
 		if snap == nil || snap.Refusal != RefusalNone {
-			return true
+			continue
 		}
 		a := snap.Access
 		if a == AccessLongUnreachable {
@@ -287,7 +348,6 @@ func (s *Store) Stats(now time.Time) (byAccess map[AccessResult]int, oldest time
 		if snap.Robots != nil {
 			oldest = max(oldest, now.Sub(snap.FetchedAt))
 		}
-		return true
-	})
+	}
 	return byAccess, oldest
 }

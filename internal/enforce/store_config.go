@@ -64,7 +64,11 @@ type StoreConfig struct {
 	// default is DefaultMinRefresh. It may not exceed Refresh.
 	MinRefresh time.Duration
 	// MaxHosts bounds the hosts tracked; the default is DefaultMaxHosts.
-	// Past it, the host used least recently is forgotten.
+	// Past it a host is forgotten: one not asked for again since its
+	// first fetch, or else the one least likely to be asked for again, by
+	// how often and how recently each was (see store_table.go). A host
+	// whose fetch is in flight is never forgotten; such hosts are
+	// bounded by MaxHosts too, which makes the most tracked twice it.
 	MaxHosts int
 	// NewHosts and NewHostsPer are the budget of first fetches: hosts not
 	// tracked yet start a fetch at most NewHosts times in any NewHostsPer,

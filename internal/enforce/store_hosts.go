@@ -22,8 +22,8 @@ const (
 	// RefusalInvalidHost: the key names no site (see SiteKey).
 	RefusalInvalidHost
 	// RefusalHostBudget: the host is not tracked yet and the budget of
-	// first fetches is spent (StoreConfig.NewHosts), or every tracked host
-	// is being fetched.
+	// first fetches is spent (StoreConfig.NewHosts), or as many fetches
+	// as StoreConfig.MaxHosts are in flight.
 	RefusalHostBudget
 	// RefusalClosed: the store is closed (its configuration was replaced)
 	// and the host was never fetched.
@@ -107,10 +107,13 @@ func (l *lifecycle) undefined(source string, now time.Time, err error) *Snapshot
 // entry returns the entry of host key, adding it and starting its first
 // fetch when there is none, data its first fetch's (see SnapshotWith). It
 // refuses a key that names no site, a new host over the budget of first
-// fetches, and any new host once the store is closed.
+// fetches or while as many fetches as MaxHosts are in flight, and any new
+// host once the store is closed. Adding a host past MaxHosts makes the
+// table forget the one least likely to be asked for again (see
+// store_table.go).
 func (s *Store) entry(key string, now time.Time, data any) (*hostEntry, error) {
-	if v, ok := s.hosts.Load(key); ok {
-		return v.(*hostEntry), nil
+	if e, ok := s.hosts.get(key); ok {
+		return e, nil
 	}
 	u, err := robotsURL(s.cfg.Scheme, key)
 	if s.cfg.URL != "" {
@@ -124,52 +127,26 @@ func (s *Store) entry(key string, now time.Time, data any) (*hostEntry, error) {
 	if s.closed.Load() {
 		return nil, &refusedError{why: RefusalClosed, err: errStoreClosed}
 	}
-	if v, ok := s.hosts.Load(key); ok {
-		return v.(*hostEntry), nil
+	if e, ok := s.hosts.peek(key); ok {
+		return e, nil
+	}
+	if s.hosts.full() {
+		// Checked before the budget is spent: a host refused here may
+		// come back within it.
+		return nil, refuse(RefusalHostBudget, "%s: %d fetches in flight, as many as max hosts allows", u, s.cfg.MaxHosts)
 	}
 	if !s.newHosts.AllowN(now, 1) {
 		return nil, refuse(RefusalHostBudget, "%s: more than %d new hosts in %v", u, s.cfg.NewHosts, s.cfg.NewHostsPer)
-	}
-	if s.count >= s.cfg.MaxHosts && !s.evictLocked() {
-		return nil, refuse(RefusalHostBudget, "%s: tracking %d hosts, all being fetched", u, s.count)
 	}
 	e := &hostEntry{host: key, url: u, ready: make(chan struct{})}
 	if data != nil {
 		e.data.Store(&siteData{data})
 	}
 	e.lastUsed.Store(now.Unix())
+	e.uses.Store(1)
 	e.fetching.Store(true)
-	s.hosts.Store(key, e)
-	s.count++
+	s.hosts.addPending(e)
 	s.fetches.Add(1)
 	go s.fetch(e)
 	return e, nil
-}
-
-// evictLocked forgets the host used least recently, to the second, among
-// those with no fetch in flight, and reports whether there was one. An exact
-// LRU would need a shared list updated on every request; this scan of at
-// most MaxHosts entries happens only when a new host arrives at the bound,
-// which the budget of first fetches paces. Passing over hosts being fetched
-// bounds the fetches in flight by MaxHosts too, keeps one fetch at a time
-// per host (an evicted entry never fetches again), and never cuts a first
-// fetch short: a host is forgotten only with what it was told, and comes
-// back, when asked for again, through a fetch of its own.
-func (s *Store) evictLocked() bool {
-	var oldest any
-	var oldestUse int64
-	s.hosts.Range(func(k, v any) bool {
-		e := v.(*hostEntry)
-		if t := e.lastUsed.Load(); !e.fetching.Load() && (oldest == nil || t < oldestUse) {
-			oldest, oldestUse = k, t
-		}
-		return true
-	})
-	if oldest == nil {
-		return false
-	}
-	v, _ := s.hosts.LoadAndDelete(oldest)
-	v.(*hostEntry).evicted = true
-	s.count--
-	return true
 }

@@ -27,7 +27,7 @@ func TestStoreNewHostBudget(t *testing.T) {
 	if over.Refusal != RefusalHostBudget || !over.DisallowAll || over.Robots != nil || !strings.Contains(over.Err, "new hosts") {
 		t.Errorf("host over budget: refusal %v, disallow all %v, err %q; want host_budget, complete disallow", over.Refusal, over.DisallowAll, over.Err)
 	}
-	if _, ok := s.hosts.Load("h5.example"); ok || f.calls.Load() != 5 {
+	if _, ok := s.hosts.peek("h5.example"); ok || f.calls.Load() != 5 {
 		t.Errorf("host over budget tracked %v, %d fetches; want untracked, 5 fetches", ok, f.calls.Load())
 	}
 	// Known hosts are not charged.
@@ -129,7 +129,7 @@ func TestStoreEvictionSparesPendingFirstFetch(t *testing.T) {
 		s.Snapshot(t.Context(), fmt.Sprintf("flood%d.example", i))
 		clock.Advance(time.Second)
 	}
-	if _, ok := s.hosts.Load("slow.example"); !ok {
+	if _, ok := s.hosts.peek("slow.example"); !ok {
 		t.Fatal("the host being fetched was evicted")
 	}
 	close(release)

@@ -235,8 +235,8 @@ func TestStoreClose(t *testing.T) {
 	}
 }
 
-// When every tracked host is being fetched, a new host is not tracked:
-// fetches in flight stay bounded by MaxHosts too.
+// When as many fetches as MaxHosts are in flight, a new host is not
+// tracked: fetches in flight stay bounded by MaxHosts too.
 func TestStoreBoundsFetchesInFlight(t *testing.T) {
 	f := newScriptFetcher(blockUntilDone)
 	s := newTestStore(t, f, newManualClock(), func(c *StoreConfig) { c.MaxHosts = 2 })
@@ -247,7 +247,7 @@ func TestStoreBoundsFetchesInFlight(t *testing.T) {
 		runtime.Gosched()
 	}
 	snap := s.Snapshot(t.Context(), "c.example")
-	if snap.Access != AccessUnreachable || !strings.Contains(snap.Err, "all being fetched") || f.calls.Load() != 2 {
+	if snap.Access != AccessUnreachable || !strings.Contains(snap.Err, "fetches in flight") || f.calls.Load() != 2 {
 		t.Errorf("third host: %v err %q, %d fetches; want unreachable, not tracked, 2 fetches", snap.Access, snap.Err, f.calls.Load())
 	}
 }

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,11 +91,10 @@ func newTestStore(t *testing.T, f Fetcher, clock *manualClock, adjust func(*Stor
 // and start no refresh.
 func settle(t *testing.T, s *Store, host string) {
 	t.Helper()
-	v, ok := s.hosts.Load(host)
+	e, ok := s.hosts.peek(host)
 	if !ok {
 		t.Fatalf("no entry for %s", host)
 	}
-	e := v.(*hostEntry)
 	for deadline := time.Now().Add(5 * time.Second); e.fetching.Load(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("fetch for %s did not end", host)
@@ -190,8 +188,8 @@ func TestStoreSnapshotOutcomes(t *testing.T) {
 			if snap.Source != robotsA || (snap.Robots != nil) != (tt.access == AccessAvailable) || !snap.FetchedAt.Equal(snapEpoch) {
 				t.Errorf("Snapshot() source %q robots %v fetched %v", snap.Source, snap.Robots != nil, snap.FetchedAt)
 			}
-			if s.count != 1 {
-				t.Errorf("%d hosts tracked, want 1", s.count)
+			if n := held(s); n != 1 {
+				t.Errorf("%d hosts tracked, want 1", n)
 			}
 		})
 	}
@@ -231,7 +229,7 @@ func TestStoreColdWaitFollowsContext(t *testing.T) {
 	if snap.Access != AccessUnreachable || !snap.DisallowAll || !strings.Contains(snap.Err, "waiting for https://a.example/robots.txt") {
 		t.Errorf("Snapshot() = %v disallowAll=%v err %q", snap.Access, snap.DisallowAll, snap.Err)
 	}
-	if _, ok := s.hosts.Load("a.example"); !ok || f.calls.Load() != 1 {
+	if _, ok := s.hosts.peek("a.example"); !ok || f.calls.Load() != 1 {
 		t.Errorf("the first fetch should go on for later requests: entry %v, calls %d", ok, f.calls.Load())
 	}
 }
@@ -305,31 +303,6 @@ func TestStoreKeepsCopyAndRecordsChange(t *testing.T) {
 	}
 }
 
-// Hosts past MaxHosts push out the one used least recently.
-func TestStoreEvictsLeastRecentlyUsed(t *testing.T) {
-	clock := newManualClock()
-	f := newScriptFetcher(serve(404, ""))
-	s := newTestStore(t, f, clock, func(c *StoreConfig) { c.MaxHosts = 3 })
-	for _, h := range []string{"a.example", "b.example", "c.example", "a.example", "d.example"} {
-		s.Snapshot(t.Context(), h)
-		settle(t, s, h)
-		clock.Advance(time.Second)
-	}
-	for h, want := range map[string]bool{"a.example": true, "b.example": false, "c.example": true, "d.example": true} {
-		if _, ok := s.hosts.Load(h); ok != want {
-			t.Errorf("%s tracked = %v, want %v", h, ok, want)
-		}
-	}
-	for i := range 100 {
-		s.Snapshot(t.Context(), fmt.Sprintf("random-%d.example", i))
-	}
-	n := 0
-	s.hosts.Range(func(any, any) bool { n++; return true })
-	if n != 3 || s.count != 3 {
-		t.Errorf("%d hosts tracked (count %d) after 100 random hosts, want 3", n, s.count)
-	}
-}
-
 // Hosts that are not authorities are not tracked or fetched, and hosts
 // compare without regard to case.
 func TestStoreHosts(t *testing.T) {
@@ -342,8 +315,8 @@ func TestStoreHosts(t *testing.T) {
 			t.Errorf("Snapshot(%.20q) = %v err %q, want unreachable with an error", h, snap.Access, snap.Err)
 		}
 	}
-	if f.calls.Load() != 0 || s.count != 0 {
-		t.Errorf("invalid hosts: %d fetches, %d tracked; want none", f.calls.Load(), s.count)
+	if f.calls.Load() != 0 || held(s) != 0 {
+		t.Errorf("invalid hosts: %d fetches, %d tracked; want none", f.calls.Load(), held(s))
 	}
 	a := s.Snapshot(t.Context(), "Example.COM:8443")
 	if b := s.Snapshot(t.Context(), "example.com:8443"); a != b || f.calls.Load() != 1 || a.Source != "https://example.com:8443/robots.txt" {
