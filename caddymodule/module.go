@@ -93,7 +93,8 @@ type Handler struct {
 	FetchTimeout caddy.Duration `json:"fetch_timeout,omitempty"`
 
 	// MaxHosts bounds how many hosts' robots.txt are held (upstream and url
-	// sources); past it, the least recently used is forgotten. Default 1024.
+	// sources); past it, one is forgotten, sites in regular use last (see
+	// docs/internals.md). Default 1024.
 	MaxHosts int `json:"max_hosts,omitempty"`
 
 	// NewHosts is the budget of first fetches for hosts not seen before
