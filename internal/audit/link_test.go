@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 	"time"
 )
 
 // serve writes a robots.txt serve of site to ip, with the tokens given,
 // at second sec after 2026-11-22 10:00:00 UTC.
 func serve(site, ip string, sec float64, tokens ...string) string {
-	return logLine("msg", ServedMessage, "record_version", 2, "site", site, "client_ip", ip, "agents", tokens, "ts", 1795341600+sec, "uri", "/robots.txt")
+	return logLine(record.Msg, record.MsgServed, "record_version", 2, "site", site, "client_ip", ip, "agents", tokens, "ts", 1795341600+sec, "uri", "/robots.txt")
 }
 
 // crawl writes a version 2 violation of agent on site from ip, at second

@@ -2,15 +2,8 @@ package audit
 
 import (
 	"bytes"
-)
 
-// The logger and messages of the handler's log lines (see the README's
-// record schema): a compliance record per decision, and a line per
-// robots.txt the handler saw served (record version 2).
-const (
-	RecordLogger  = "http.handlers.robots_enforce"
-	RecordMessage = "robots.txt decision"
-	ServedMessage = "robots.txt served"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // A SkipKind says why a line was not read as a compliance record or a
@@ -133,10 +126,13 @@ const (
 	hasAgents
 )
 
+// The logger and messages of the handler's lines, as package record
+// declares them: a compliance record per decision, and a line per
+// robots.txt the handler saw served.
 var (
-	loggerName  = []byte(RecordLogger)
-	messageText = []byte(RecordMessage)
-	servedText  = []byte(ServedMessage)
+	loggerName  = []byte(record.Logger)
+	messageText = []byte(record.MsgDecision)
+	servedText  = []byte(record.MsgServed)
 	verdictDeny = []byte("deny")
 	verdictOK   = []byte("allow")
 )
