@@ -39,6 +39,12 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 		dst, set = &rec.clientIP, hasClientIP
 	case record.ServedLink:
 		dst, set = &rec.servedLink, hasServedLink
+	case record.UserAgent:
+		dst, set = &rec.userAgent, hasUserAgent
+	case record.RFC9309Verdict:
+		dst, set = &rec.rfcVerdict, hasRFCVerdict
+	case record.GoogleVerdict:
+		dst, set = &rec.googleVerdict, hasGoogleVerdict
 	case record.TS:
 		if c == '"' || c == '-' || isDigit(c) {
 			return s.timestamp(rec, c)
@@ -71,6 +77,11 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 		if c == '[' {
 			rec.has |= hasAgents
 			return s.list(&rec.agents)
+		}
+	case record.CreditedAgents:
+		if c == '[' {
+			rec.has |= hasCredited
+			return s.list(&rec.credited)
 		}
 	}
 	if dst == nil || c != '"' {
@@ -105,9 +116,10 @@ func (s *scanner) timestamp(rec *rawRecord, c byte) error {
 }
 
 // maxListItems is how many strings of a JSON array a record keeps: a
-// served line's agents are the User-Agent's product tokens, which the
-// handler caps at 24 candidates, and judged_versions lists the robots.txt
-// versions of one day, a handful. Further strings are counted, not kept.
+// served line's agents (and credited_agents, some of them) are the
+// User-Agent's product tokens, which the handler caps at 24 candidates,
+// and judged_versions lists the robots.txt versions of one day, a
+// handful. Further strings are counted, not kept.
 const maxListItems = 24
 
 // strList holds the strings of a JSON array, as slices of the line (or of

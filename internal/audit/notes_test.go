@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
-	"time"
 )
 
 // logLine writes a line of the robots_enforce logger: a decision, unless
@@ -53,7 +53,7 @@ var noteKeys = map[string]string{
 	"hash":         "Records without robots_hash",
 	"paths":        "Path counts marked ~",
 	"dropped":      "not kept for linking",
-	"ips":          "client IPs: a robots.txt fetch from one of the others",
+	"ips":          "clients: a robots.txt fetch by one of the others",
 	"times":        "AFTER FETCH is a lower bound",
 	"warning":      "zstd-compressed",
 }
@@ -132,9 +132,10 @@ func TestNotes(t *testing.T) {
 		{"version 1 without grace", v1("A", "allow") + v1("A", "deny", "grace", nil), Options{}, []string{"legacy", "legacy-grace"}, "1 of them lack grace too"},
 		{"version 1 without grace, allowed only", v1("A", "allow", "grace", nil), Options{}, nil, ""},
 		{"version 1 without agent_fetched_robots", v1("A", "allow", "agent_fetched_robots", nil), Options{}, []string{"unknown"}, "1 row shows"},
-		{"... linked by a serve", v1("A", "allow", "agent_fetched_robots", nil) + logLine(record.Msg, record.MsgServed, "host", "example.com", "agents", []string{"a"}), Options{}, nil, ""},
+		{"... linked by a serve that credits its token", v1("A", "allow", "agent_fetched_robots", nil) + logLine(record.Msg, record.MsgServed, "host", "example.com", "agents", []string{"a"}, "credited_agents", []string{"a"}), Options{}, nil, ""},
+		{"... not by one that does not", v1("A", "allow", "agent_fetched_robots", nil) + logLine(record.Msg, record.MsgServed, "host", "example.com", "agents", []string{"a"}), Options{}, []string{"unknown"}, ""},
 		{"no robots_hash", v2("A", "allow", "allowed", "robots_hash", nil), Options{}, []string{"hash"}, ""},
-		{"many client IPs", manyIPs, Options{}, []string{"ips"}, "1 row came from more than 64 client IPs"},
+		{"many client IPs", manyIPs, Options{}, []string{"ips"}, "1 row came from more than 64 clients"},
 		{"zstd", "\x28\xb5\x2f\xfd", Options{}, []string{"warning"}, ""},
 		// Three paths in two counters: the third takes over a counter, and
 		// its count, listed, is an estimate.
