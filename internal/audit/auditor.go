@@ -168,9 +168,11 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 	c := a.row(rec)
 	c.count(rec, a.opts.PathCounters)
 	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 {
-		a.key = a.fetches.appendClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, rec.has&hasUserAgent != 0)
-		if c.addClient(rowClient(a.key)) {
+		hasUA := rec.has&hasUserAgent != 0
+		a.key = a.fetches.appendRowClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, hasUA)
+		if c.addClient(a.key) {
 			// A client past MaxClientIPs: link what is known of it now.
+			a.key = a.fetches.appendClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, hasUA)
 			if t, ok := servedTo(&a.fetches, c.hostKey, a.key); ok {
 				c.lateClient = earliest(c.lateClient, t, c.lateClientKnown)
 				c.lateClientKnown = true

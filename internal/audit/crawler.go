@@ -37,8 +37,8 @@ type crawler struct {
 	unlinkedMin  int64 // the earliest and latest of all of them
 	unlinkedMax  int64
 
-	// Clients (keys of rowClient), for linking robots.txt serves by
-	// client.
+	// Clients (keys of appendRowClient), for linking robots.txt serves
+	// by client.
 	clients         map[string]struct{}
 	clientsMore     bool  // more than MaxClientIPs
 	lateClient      int64 // a serve linked by a client past MaxClientIPs
@@ -262,7 +262,7 @@ func (c *crawler) afterFetchAt(at int64) (int64, bool) {
 	return int64(len(c.unlinked) - i), !c.unlinkedMore
 }
 
-// addClient adds a client (a key of rowClient) to the row's set. It
+// addClient adds a client (a key of appendRowClient) to the row's set. It
 // reports true when the client is new and the set is full, so that it is
 // not kept.
 func (c *crawler) addClient(key []byte) bool {

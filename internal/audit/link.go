@@ -61,12 +61,21 @@ func newFetchIndex() fetchIndex {
 // or, without one, its User-Agent's hash (clientByUA; clientNoUA when the
 // line has none).
 func (x *fetchIndex) appendClient(dst, ip, token, ua []byte, hasUA bool) []byte {
+	dst = x.appendRowClient(dst, ip, token, ua, hasUA)
+	if len(token) > 0 {
+		dst = appendLower(dst, cut(token, MaxAgentLength))
+	}
+	return dst
+}
+
+// appendRowClient appends the part of a client's key that a row keeps:
+// all of it but the product token, which is the row's own.
+func (x *fetchIndex) appendRowClient(dst, ip, token, ua []byte, hasUA bool) []byte {
 	dst = appendLower(dst, ip)
 	dst = append(dst, 0)
 	switch {
 	case len(token) > 0:
-		dst = append(dst, clientByToken)
-		return appendLower(dst, cut(token, MaxAgentLength))
+		return append(dst, clientByToken)
 	case hasUA:
 		dst = append(dst, clientByUA)
 		return binary.LittleEndian.AppendUint64(dst, maphash.Bytes(x.seed, ua))
@@ -83,16 +92,6 @@ func splitClient[K string | []byte](key K) (ip, rest K) {
 		}
 	}
 	return key, key[len(key):]
-}
-
-// rowClient returns the part of a client key that a row keeps: all of
-// it, but the product token, which is the row's own.
-func rowClient(key []byte) []byte {
-	ip, rest := splitClient(key)
-	if len(rest) > 0 && rest[0] == clientByToken {
-		return key[:len(ip)+2]
-	}
-	return key
 }
 
 // add keeps a serve: its site (or host), and the tokens and client keys
