@@ -282,6 +282,9 @@ func (c *crawler) addClient(key []byte) bool {
 
 // clientIPs counts the distinct addresses of the clients kept.
 func (c *crawler) clientIPs() int {
+	if c.agentKey != "" {
+		return len(c.clients) // one client per address: the row's token
+	}
 	seen := make(map[string]struct{}, len(c.clients))
 	for k := range c.clients {
 		ip, _ := splitClient(k)
