@@ -199,9 +199,9 @@ func (x *fetchIndex) link(c *crawler) (linkKind, int64, bool) {
 			note(linkClient, t)
 		}
 	}
-	// A serve credits a token to whoever claims it; a row whose claim
-	// failed or is not settled (forged, pending, unconfirmed) may not be
-	// the crawler that fetched it.
+	// A credited fetch counts for the token wherever it asks from, but a
+	// row whose claim failed or is not settled (forged, pending,
+	// unconfirmed) may not be that crawler at all.
 	if c.agentKey != "" && c.creditable() {
 		x.key = appendKey(x.key[:0], c.hostKey, c.agentKey)
 		if t, ok := x.byToken[string(x.key)]; ok {
