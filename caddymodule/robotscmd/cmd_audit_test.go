@@ -175,7 +175,7 @@ func TestAuditCommandInputs(t *testing.T) {
 		return out
 	}
 	want := rows(files, nil)
-	if !strings.Contains(want, "ExampleBot,https://www.example.com,") || !strings.Contains(want, ",ip,") || !strings.Contains(want, ",forged,") {
+	if !strings.Contains(want, "ExampleBot,https://www.example.com,") || !strings.Contains(want, ",client,") || !strings.Contains(want, ",forged,") {
 		t.Errorf("both instances' logs:\n%s", want)
 	}
 	b, err := os.ReadFile(files[1])

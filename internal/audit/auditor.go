@@ -35,21 +35,24 @@ const (
 	MaxAgentLength = 128
 	MaxHostLength  = 270
 	MaxPathLength  = 256
-	// MaxClientIPs is how many client IPs a row keeps to link robots.txt
-	// fetches to it by IP: a crawler that fetched robots.txt under another
-	// User-Agent did so from an address it crawls from, and a crawler of a
-	// few addresses is the case that needs it. Past it, a fetch by IP links
-	// only when it was read before the row's record from that address
-	// (Report.Fetches.RowsPastIPs counts such rows).
+	// MaxClientIPs is how many clients a row keeps to link robots.txt
+	// fetches to it by client: a client is an address (with, for a row
+	// without a product token, a User-Agent), and a crawler of a few
+	// addresses is the case that needs it: one that crawls from many
+	// has most likely proved its token. Past it, a fetch by a client
+	// links only when it was read before the row's first record from that
+	// client (Report.Fetches.RowsPastIPs counts such rows).
 	MaxClientIPs = 64
 	// MaxFetchKeys bounds the robots.txt serves kept for linking, by
-	// (site, client IP) and by (site, token) together: a site's robots.txt
-	// is fetched by a few thousand clients a day. Serves past it are
+	// (site, client) and by (site, credited token) together: a site's
+	// robots.txt is fetched by a few thousand clients a day, each kept
+	// under a few keys (its tokens and its User-Agent). Serves past it are
 	// counted in Report.Fetches.Dropped and link nothing.
 	MaxFetchKeys = 200000
 	// MaxViolationTimes is how many times of violations whose record shows
 	// no robots.txt fetch a row keeps, to count those made after a fetch
-	// that another log shows (a serve linked by token or IP): 8 KiB a row.
+	// that another log shows (a serve linked by token or client): 8 KiB a
+	// row.
 	// Past it, the count is exact when the row's first fetch came before
 	// its first such violation or after its last, and otherwise counts
 	// among the times kept, a lower bound (Report.Fetches.RowsPastTimes
@@ -114,7 +117,7 @@ func New(opts Options) *Auditor {
 	opts.PathCounters = orDefault(opts.PathCounters, DefaultPathCounters)
 	opts.TopPaths = min(orDefault(opts.TopPaths, DefaultTopPaths), opts.PathCounters)
 	opts.Buckets = orDefault(opts.Buckets, DefaultBuckets)
-	a := &Auditor{opts: opts, pairs: make(map[string]*crawler)}
+	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex()}
 	if !opts.Filter.Since.IsZero() {
 		a.since = opts.Filter.Since.UnixNano()
 	}
@@ -164,11 +167,16 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 	a.countMissing(rec, timed)
 	c := a.row(rec)
 	c.count(rec, a.opts.PathCounters)
-	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 && c.addIP(rec.clientIP) {
-		// An address past MaxClientIPs: link what is known of it now.
-		if t, ok := a.fetches.byIPOf(c.hostKey, rec.clientIP); ok {
-			c.lateIP = earliest(c.lateIP, t, c.lateIPKnown)
-			c.lateIPKnown = true
+	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 {
+		hasUA := rec.has&hasUserAgent != 0
+		a.key = a.fetches.appendRowClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, hasUA)
+		if c.addClient(a.key) {
+			// A client past MaxClientIPs: link what is known of it now.
+			a.key = a.fetches.appendClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, hasUA)
+			if t, ok := servedTo(&a.fetches, c.hostKey, a.key); ok {
+				c.lateClient = earliest(c.lateClient, t, c.lateClientKnown)
+				c.lateClientKnown = true
+			}
 		}
 	}
 	fetched := c.fetchEvidence(rec, ns, timed)

@@ -13,13 +13,15 @@ import (
 // final layout, small enough to build in a second.
 const benchLogSize = 64 << 20
 
-// benchLog and benchLogV2 are the generated logs of record version 1 and
-// 2: BenchmarkAudit reads the log of version 1 that the audit's speed was
-// first measured on, so that its figures compare across versions of the
-// audit; BenchmarkAuditV2 reads what a handler of version 2 writes.
+// benchLog, benchLogV2 and benchLogV3 are the generated logs of record
+// versions 1, 2 and 3: BenchmarkAudit reads the log of version 1 that the
+// audit's speed was first measured on, so that its figures compare across
+// versions of the audit; BenchmarkAuditV2 and BenchmarkAuditV3 read what
+// handlers of versions 2 and 3 write.
 var (
 	benchLog   = sync.OnceValue(func() []byte { return genBenchLog(1) })
 	benchLogV2 = sync.OnceValue(func() []byte { return genBenchLog(2) })
+	benchLogV3 = sync.OnceValue(func() []byte { return genBenchLog(3) })
 )
 
 func genBenchLog(version int) []byte {
@@ -40,6 +42,12 @@ func BenchmarkAudit(b *testing.B) {
 // robots.txt serves, and builds the report.
 func BenchmarkAuditV2(b *testing.B) {
 	benchmarkAudit(b, benchLogV2())
+}
+
+// BenchmarkAuditV3 reads 64 MiB of generated records of version 3, with
+// robots.txt serves that credit tokens, and builds the report.
+func BenchmarkAuditV3(b *testing.B) {
+	benchmarkAudit(b, benchLogV3())
 }
 
 func benchmarkAudit(b *testing.B, data []byte) {

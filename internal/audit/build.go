@@ -61,7 +61,7 @@ func (a *Auditor) Report() *Report {
 		r.Forgeries = append(r.Forgeries, a.crawlerReport(c, lo, hi))
 	}
 	for _, c := range append(rows, forged...) {
-		if c.ipsMore {
+		if c.clientsMore {
 			r.Fetches.RowsPastIPs++
 		}
 	}
@@ -85,10 +85,12 @@ func identityOrder(id string) int {
 		return 1
 	case IdentityPending:
 		return 2
-	case IdentityNone:
+	case IdentityUnconfirmed:
 		return 3
+	case IdentityNone:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // sortRows sorts rows by group (agent and site): groups with most
@@ -142,8 +144,8 @@ func (a *Auditor) crawlerReport(c *crawler, lo, hi int) Crawler {
 		Grace:                c.grace,
 		ViolationRate:        float64(c.violations) / float64(c.requests),
 		ViolationsAfterFetch: c.afterFetch,
-		ClientIPs:            len(c.ips),
-		ClientIPsMore:        c.ipsMore,
+		ClientIPs:            c.clientIPs(),
+		ClientIPsMore:        c.clientsMore,
 		PathsExact:           true,
 		TopPaths:             []PathCount{},
 		RobotsVersions:       sortedVersions(c.versions),

@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"slices"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // crawler holds the counts of one row: an agent, on one site (or host),
@@ -35,11 +37,12 @@ type crawler struct {
 	unlinkedMin  int64 // the earliest and latest of all of them
 	unlinkedMax  int64
 
-	// Client IPs, for linking robots.txt serves by IP.
-	ips         map[string]struct{}
-	ipsMore     bool  // more than MaxClientIPs
-	lateIP      int64 // a serve linked by an address past MaxClientIPs
-	lateIPKnown bool
+	// Clients (keys of appendRowClient), for linking robots.txt serves
+	// by client.
+	clients         map[string]struct{}
+	clientsMore     bool  // more than MaxClientIPs
+	lateClient      int64 // a serve linked by a client past MaxClientIPs
+	lateClientKnown bool
 
 	first, last int64
 	paths       *spaceSaving
@@ -49,14 +52,15 @@ type crawler struct {
 }
 
 // Identities of a row, as the record's identity field names them; a
-// record without one (a client that claims no product token, or a record
-// of version 1) counts as IdentityNone.
+// record without one (a client that claims no product token, a handler
+// that verifies no one, or a record of version 1) counts as IdentityNone.
 const (
-	IdentityVerified   = "verified"
-	IdentityUnverified = "unverified"
-	IdentityPending    = "pending"
-	IdentityForged     = "forged"
-	IdentityNone       = "none"
+	IdentityVerified    = "verified"
+	IdentityUnverified  = "unverified"
+	IdentityPending     = "pending"
+	IdentityUnconfirmed = "unconfirmed"
+	IdentityForged      = "forged"
+	IdentityNone        = "none"
 )
 
 // modeSet is the modes a row's records were written in.
@@ -97,28 +101,24 @@ func (m methodSet) list() []string {
 }
 
 // linkKind is how a robots.txt fetch was tied to a row; a larger value is
-// stronger evidence.
+// more direct evidence: the client itself fetched it, rather than a client
+// that proved (or could not prove) the same token.
 type linkKind uint8
 
 const (
 	linkNone   linkKind = iota
-	linkRecord          // a record said so, without saying how
-	linkIP              // the same client IP fetched it
-	linkToken           // the same product token fetched it
+	linkToken           // a fetch credited the product token
+	linkClient          // the same client fetched it
 )
 
-// The fetched links as reports name them.
-const (
-	LinkToken = "token"
-	LinkIP    = "ip"
-)
-
+// String names a link as records and reports do: "token", "client", or
+// "" for none.
 func (l linkKind) String() string {
 	switch l {
 	case linkToken:
-		return LinkToken
-	case linkIP:
-		return LinkIP
+		return record.LinkToken
+	case linkClient:
+		return record.LinkClient
 	}
 	return ""
 }
@@ -126,8 +126,8 @@ func (l linkKind) String() string {
 var (
 	modeEnforceText = []byte("enforce")
 	modeLogText     = []byte("log")
-	linkTokenText   = []byte(LinkToken)
-	linkIPText      = []byte(LinkIP)
+	linkTokenText   = []byte(record.LinkToken)
+	linkClientText  = []byte(record.LinkClient)
 )
 
 // row returns the counts of the record's agent, site (or host) and
@@ -189,6 +189,8 @@ func identityOf(id []byte) string {
 		return IdentityUnverified
 	case IdentityPending:
 		return IdentityPending
+	case IdentityUnconfirmed:
+		return IdentityUnconfirmed
 	case IdentityForged:
 		return IdentityForged
 	}
@@ -211,9 +213,7 @@ func (c *crawler) count(rec *rawRecord, pathCounters int) {
 			c.paths = newSpaceSaving(pathCounters)
 		}
 		c.paths.add(pathOf(rec.uri))
-		for _, v := range rec.judged.all() {
-			c.judged = countVersion(c.judged, v)
-		}
+		c.judged = countJudged(c.judged, rec.judged.all())
 	}
 	switch {
 	case bytes.Equal(rec.mode, modeEnforceText):
@@ -262,49 +262,81 @@ func (c *crawler) afterFetchAt(at int64) (int64, bool) {
 	return int64(len(c.unlinked) - i), !c.unlinkedMore
 }
 
-// addIP adds a client IP to the row's set. It reports true when the
-// address is new and the set is full, so that it is not kept.
-func (c *crawler) addIP(ip []byte) bool {
-	if _, ok := c.ips[string(ip)]; ok {
+// addClient adds a client (a key of appendRowClient) to the row's set. It
+// reports true when the client is new and the set is full, so that it is
+// not kept.
+func (c *crawler) addClient(key []byte) bool {
+	if _, ok := c.clients[string(key)]; ok {
 		return false
 	}
-	if len(c.ips) >= MaxClientIPs {
-		c.ipsMore = true
+	if len(c.clients) >= MaxClientIPs {
+		c.clientsMore = true
 		return true
 	}
-	if c.ips == nil {
-		c.ips = make(map[string]struct{}, 4)
+	if c.clients == nil {
+		c.clients = make(map[string]struct{}, 4)
 	}
-	c.ips[string(ip)] = struct{}{}
+	c.clients[string(key)] = struct{}{}
+	return false
+}
+
+// clientIPs counts the distinct addresses of the clients kept.
+func (c *crawler) clientIPs() int {
+	if c.agentKey != "" {
+		return len(c.clients) // one client per address: the row's token
+	}
+	seen := make(map[string]struct{}, len(c.clients))
+	for k := range c.clients {
+		ip, _ := splitClient(k)
+		seen[ip] = struct{}{}
+	}
+	return len(seen)
+}
+
+// creditable reports whether a fetch credited to the row's product token
+// may count as the row's own: its requests proved the token (verified),
+// or no method could prove it (unverified), or no claim was checked
+// (none). A forged, pending or unconfirmed claim may be anyone's.
+func (c *crawler) creditable() bool {
+	switch c.identity {
+	case IdentityVerified, IdentityUnverified, IdentityNone:
+		return true
+	}
 	return false
 }
 
 // fetchEvidence notes what the record says about a robots.txt fetch, and
-// reports whether it says the crawler had fetched one: served_robots in
-// record version 2, agent_fetched_robots (by the same token) before.
+// reports whether it ties a fetch to the crawler: served_robots with
+// served_link "client", or "token" when the row may be credited with its
+// token's fetches (record versions 2 and 3); agent_fetched_robots, kept
+// by token, before. A version 2 link "ip" (any client at the address) ties
+// nothing, nor does a link the audit does not know.
 func (c *crawler) fetchEvidence(rec *rawRecord, ns int64, timed bool) bool {
-	var fetched bool
-	link := linkToken // agent_fetched_robots is kept per product token
+	var link linkKind
 	switch {
 	case rec.has&hasServedRobots != 0:
-		fetched = rec.servedRobots == triTrue
+		c.fetchKnown = true
+		if rec.servedRobots != triTrue {
+			return false
+		}
 		switch {
-		case bytes.Equal(rec.servedLink, linkTokenText):
-		case bytes.Equal(rec.servedLink, linkIPText):
-			link = linkIP
+		case bytes.Equal(rec.servedLink, linkClientText):
+			link = linkClient
+		case bytes.Equal(rec.servedLink, linkTokenText) && c.creditable():
+			link = linkToken
 		default:
-			link = linkRecord
+			return false
 		}
 		if t, ok := numericTime(rec.servedAt); ok && rec.has&hasServedAt != 0 {
 			ns, timed = t, true
 		}
 	case rec.has&hasFetched != 0:
-		fetched = rec.fetched == triTrue
+		c.fetchKnown = true
+		if rec.fetched != triTrue || !c.creditable() {
+			return false
+		}
+		link = linkToken
 	default:
-		return false
-	}
-	c.fetchKnown = true
-	if !fetched {
 		return false
 	}
 	c.recordLink = max(c.recordLink, link)
@@ -326,26 +358,6 @@ func earliest(old, t int64, known bool) int64 {
 	}
 	return min(old, t)
 }
-
-// countVersion counts one more record of the robots.txt version h.
-func countVersion(vs []VersionCount, h []byte) []VersionCount {
-	for i := range vs {
-		if vs[i].Hash == string(h) {
-			vs[i].Count++
-			return vs
-		}
-	}
-	if len(vs) < MaxVersions {
-		return append(vs, VersionCount{Hash: string(h), Count: 1})
-	}
-	vs[MaxVersions-1].Hash = OtherVersions
-	vs[MaxVersions-1].Count++
-	return vs
-}
-
-// OtherVersions is the hash reported for the robots.txt versions past
-// MaxVersions.
-const OtherVersions = "(other)"
 
 // pathOf returns the path of a request target, without its query, cut at
 // MaxPathLength.

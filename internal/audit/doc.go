@@ -9,35 +9,43 @@
 //
 // A compliance record is one JSON object per line, as Caddy's JSON log
 // encoder writes it, with logger "http.handlers.robots_enforce" and message
-// "robots.txt decision"; the project README lists its fields, and the v2
-// record contract those of record version 2. An Auditor reads these fields
-// of it, and ignores all others:
+// "robots.txt decision"; package record declares its fields, by the names
+// the audit reads them by. An Auditor reads these fields of it, and
+// ignores all others:
 //
 //	logger, msg           must be the two values above
 //	verdict               "allow" or "deny"; required
 //	compliance            "allowed", "violation", "grace" or "protective" (version 2)
+//	rfc9309_verdict, google_verdict
+//	                      the verdicts of both readings of a denial (version 3): a
+//	                      violation that either reading allows is invalid
 //	ts                    when; optional (see below)
 //	agent                 the product token judged; optional ("" for none)
+//	user_agent            the User-Agent, to link fetches to a client without a token
 //	site                  the origin whose robots.txt applies (version 2)
 //	host                  the request's Host; used when there is no site
 //	uri                   the request target; optional
 //	mode                  "enforce" or "log"
-//	identity              "verified", "forged", "unverified", "pending" (version 2)
+//	identity              "verified", "forged", "unverified", "pending" (version 2),
+//	                      "unconfirmed" (version 3)
 //	identity_method       "ip_ranges", "reverse_dns", "web_bot_auth" (version 2)
 //	client_ip             the client's address, to link robots.txt fetches (version 2)
 //	grace                 a denial the previous robots.txt allowed (version 1's grace)
 //	served_robots, served_at, served_link
-//	                      whether, when and how (token, ip) the handler had served
-//	                      this crawler robots.txt (version 2)
+//	                      whether, when and how ("token" or "client"; version 2's
+//	                      "ip" links nothing) the handler had served this crawler
+//	                      robots.txt (version 2)
 //	agent_fetched_robots  the agent had fetched robots.txt (version 1)
 //	robots_hash           the robots.txt in force that decided
 //	judged_versions       the versions a violation was judged against (version 2)
 //
 // The same logger's lines "robots.txt served" (version 2) are read too: site
-// (or host), client_ip, agents (the User-Agent's product tokens) and ts. They
-// link robots.txt fetches to crawlers (see Fetches). The crawler a record is
-// about is always its agent, the product token the handler judged: the audit
-// never reads a name out of the User-Agent.
+// (or host), client_ip, user_agent, agents (the User-Agent's product
+// tokens), credited_agents (version 3: those of them the fetch counts for
+// wherever the crawler asks from) and ts. They link robots.txt fetches to
+// crawlers (see Fetches). The crawler a record is about is always its
+// agent, the product token the handler judged: the audit never reads a
+// name out of the User-Agent.
 //
 // Any other line is skipped and counted by its SkipKind: a blank line, text
 // that is not a JSON object, malformed JSON, a truncated object (the last
@@ -73,6 +81,7 @@
 //   - no site: the row is keyed by the request's Host;
 //   - no served_robots or agent_fetched_robots: not known to have fetched
 //     robots.txt (unless a robots.txt serve links it);
+//   - no user_agent: a row without an agent is not linked by client;
 //   - no robots_hash: judged against an unknown robots.txt, reported as "";
 //   - no agent, host or uri: "" (reported as "(none)");
 //   - fields the audit does not read (reading, robots_source, automation,
@@ -104,15 +113,39 @@
 //
 // # Fetches
 //
-// A row is known to have fetched its site's robots.txt when a record says
-// so (served_robots, with served_link "token" or "ip"; agent_fetched_robots
-// in version 1, by token), or when a robots.txt serve of that site carried
-// its token (link "token") or came from one of its client IPs (link "ip"),
-// whichever log the serve was read from. Serves and rows are matched when
-// the report is made, so the order of the logs does not matter (within
-// MaxClientIPs per row and MaxFetchKeys serves). A forged row is not linked
-// by the token it claims. ViolationsAfterFetch counts the violations whose
-// own record says the crawler had been served robots.txt.
+// A row is known to have fetched its site's robots.txt only on evidence that
+// ties the fetch to it, whichever log the serve was read from:
+//
+//   - "client": a robots.txt serve of that site came from one of the row's
+//     clients: the same client_ip with the row's agent among its agents
+//     (compared case-insensitively), or, for a row without an agent, the
+//     same client_ip and the same user_agent; or one of its records says
+//     served_link "client".
+//   - "token": a serve of that site lists the row's agent in its
+//     credited_agents (a client that proved the token fetched it, or no
+//     method can prove it), or one of its records says served_link
+//     "token" (agent_fetched_robots true in version 1), and the row's
+//     identity is verified, unverified or none: a forged, pending or
+//     unconfirmed claim may be anyone's, so a token's fetch is not
+//     credited to it.
+//
+// A fetch is never credited to another crawler at the same address: clients
+// behind one NAT, or behind a CDN whose address Caddy was not told to look
+// past (trusted_proxies), share one. When both links hold, the report shows
+// "client", the more direct; FetchedBy is the earliest fetch of either.
+//
+// Logs of version 2 are read by the same rules: a serve line without
+// credited_agents credits no token (any client could have claimed it), so
+// it links only by client; a record's served_link "ip" (a fetch by any
+// client at the address) links nothing, nor does a served_link the audit
+// does not know. A version 2 record's "token" is taken as written, though
+// a version 2 handler kept fetches by token whatever the fetching client's
+// identity.
+//
+// Serves and rows are matched when the report is made, so the order of the
+// logs does not matter (within MaxClientIPs per row and MaxFetchKeys
+// serves). ViolationsAfterFetch counts the violations whose own record ties
+// a fetch to the crawler, and those made at or after FetchedBy.
 //
 // # Order
 //
@@ -122,7 +155,7 @@
 // end, and the time line's layout depends only on the earliest and latest
 // time (see Timeline). Past the bounds below, what is kept can depend on
 // the order: which rows count apart (MaxCrawlers), which paths take a
-// counter (an estimate either way), which addresses a row keeps
+// counter (an estimate either way), which clients a row keeps
 // (MaxClientIPs).
 //
 // # Bounds
@@ -130,8 +163,8 @@
 // Memory does not grow with the size of the logs: an Auditor holds one
 // entry per row, up to Options.MaxCrawlers (past it, new rows are counted
 // together as OtherAgent at OtherHost); per row, a fixed number of path
-// counters, robots.txt versions, client IPs and time buckets; up to
-// MaxFetchKeys robots.txt serves; and one line at a time. Agents, sites and
+// counters, robots.txt versions, clients and time buckets; up to
+// MaxFetchKeys robots.txt serves' keys; and one line at a time. Agents, sites and
 // paths are cut at MaxAgentLength, MaxHostLength and MaxPathLength.
 //
 // The top disallowed paths of a crawler are counted with the Space-Saving

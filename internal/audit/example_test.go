@@ -39,36 +39,44 @@ func Example() {
 	// Applebot: 2 requests, 0 violations (0 after fetching robots.txt), 1 grace, rate 0%
 }
 
-// Records of version 2 from two Caddy instances. ExampleBot fetched
-// robots.txt on instance b with a browser's User-Agent, then crawled
-// /private/ on instance a; a forger claimed GPTBot; bingbot's alternate
-// spelling of a disallowed path was denied only by the decoded reading.
-const exampleV2a = `{"ts":1795341609.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/private/a","agent":"ExampleBot","verdict":"deny","mode":"enforce","compliance":"violation","identity":"unverified","client_ip":"198.51.100.7","served_robots":false}
-{"ts":1795341610.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/private/b","agent":"GPTBot","verdict":"deny","mode":"enforce","compliance":"violation","identity":"forged","client_ip":"203.0.113.66","served_robots":false}
-{"ts":1795341611.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":2,"site":"https://example.com","uri":"/pub/..%2Fprivate/c","agent":"bingbot","verdict":"deny","mode":"enforce","compliance":"protective","identity":"verified","client_ip":"157.55.39.1","served_robots":true,"served_link":"token"}
+// Records of version 3 from two Caddy instances. ExampleBot crawled
+// /private/ on instance a; on instance b, a browser at its address had
+// fetched robots.txt, and so had the real GPTBot, whose token a forger
+// claimed on a; bingbot's alternate spelling of a disallowed path was
+// denied only by the decoded reading.
+const exampleA = `{"ts":1795341609.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://example.com","uri":"/private/a","user_agent":"ExampleBot/1.0","agent":"ExampleBot","verdict":"deny","mode":"enforce","compliance":"violation","rfc9309_verdict":"deny","google_verdict":"deny","identity":"unverified","client_ip":"198.51.100.7","served_robots":false}
+{"ts":1795341610.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://example.com","uri":"/private/b","user_agent":"GPTBot/1.2","agent":"GPTBot","verdict":"deny","mode":"enforce","compliance":"violation","rfc9309_verdict":"deny","google_verdict":"deny","identity":"forged","client_ip":"203.0.113.66","served_robots":false}
+{"ts":1795341611.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://example.com","uri":"/pub/..%2Fprivate/c","user_agent":"bingbot/2.0","agent":"bingbot","verdict":"deny","mode":"enforce","compliance":"protective","rfc9309_verdict":"allow","google_verdict":"allow","identity":"verified","client_ip":"157.55.39.1","served_robots":true,"served_link":"token"}
 `
 
-const exampleV2b = `{"ts":1795341608.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://example.com","agents":["Mozilla","Chrome"],"client_ip":"198.51.100.7"}
+const exampleB = `{"ts":1795341607.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":3,"site":"https://example.com","user_agent":"GPTBot/1.2","agents":["GPTBot"],"credited_agents":["GPTBot"],"client_ip":"20.171.207.10"}
+{"ts":1795341608.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":3,"site":"https://example.com","user_agent":"Mozilla/5.0 Chrome/131.0","agents":["Mozilla","Chrome"],"credited_agents":["Mozilla","Chrome"],"client_ip":"198.51.100.7"}
 `
 
 func Example_instances() {
 	a := audit.New(audit.Options{})
-	for name, log := range map[string]string{"a.log": exampleV2a, "b.log": exampleV2b} {
+	for name, log := range map[string]string{"a.log": exampleA, "b.log": exampleB} {
 		if _, err := a.Read(name, strings.NewReader(log)); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
 	r := a.Report()
+	fetched := func(c audit.Crawler) string {
+		if c.FetchedRobots {
+			return "yes (" + c.FetchedLink + ")"
+		}
+		return "no"
+	}
 	for _, c := range r.Crawlers {
-		fmt.Printf("%s (%s) at %s: %d violations, %d protective; fetched robots.txt: %v (%s)\n",
-			c.Agent, c.Identity, c.Host, c.Violations, c.Protective, c.FetchedRobots, c.FetchedLink)
+		fmt.Printf("%s (%s) at %s: %d violations, %d protective; fetched robots.txt: %s\n",
+			c.Agent, c.Identity, c.Host, c.Violations, c.Protective, fetched(c))
 	}
 	for _, c := range r.Forgeries {
-		fmt.Printf("forged %s at %s: %d requests\n", c.Agent, c.Host, c.Requests)
+		fmt.Printf("forged %s at %s: %d requests; fetched robots.txt: %s\n", c.Agent, c.Host, c.Requests, fetched(c))
 	}
 	// Output:
-	// ExampleBot (unverified) at https://example.com: 1 violations, 0 protective; fetched robots.txt: true (ip)
-	// bingbot (verified) at https://example.com: 0 violations, 1 protective; fetched robots.txt: true (token)
-	// forged GPTBot at https://example.com: 1 requests
+	// ExampleBot (unverified) at https://example.com: 1 violations, 0 protective; fetched robots.txt: no
+	// bingbot (verified) at https://example.com: 0 violations, 1 protective; fetched robots.txt: yes (token)
+	// forged GPTBot at https://example.com: 1 requests; fetched robots.txt: no
 }

@@ -1,5 +1,7 @@
 package audit
 
+import "github.com/robotsenforce/caddy-robots-enforce/internal/record"
+
 // member reads the value of the top-level member named k. A field of an
 // unexpected type is skipped, as if absent; of a field given twice, the
 // last counts. Fields the audit does not read are skipped without
@@ -9,66 +11,77 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 	var dst *[]byte
 	var set fieldSet
 	switch string(k) {
-	case "logger":
+	case record.Name:
 		dst = &rec.logger
-	case "msg":
+	case record.Msg:
 		dst = &rec.msg
-	case "verdict":
+	case record.Verdict:
 		dst = &rec.verdict
-	case "host":
+	case record.Host:
 		dst, set = &rec.host, hasHost
-	case "site":
+	case record.Site:
 		dst, set = &rec.site, hasSite
-	case "uri":
+	case record.URI:
 		dst, set = &rec.uri, hasURI
-	case "agent":
+	case record.Agent:
 		dst, set = &rec.agent, hasAgent
-	case "robots_hash":
+	case record.RobotsHash:
 		dst, set = &rec.hash, hasHash
-	case "mode":
+	case record.Mode:
 		dst, set = &rec.mode, hasMode
-	case "compliance":
+	case record.Compliance:
 		dst, set = &rec.compliance, hasCompliance
-	case "identity":
+	case record.Identity:
 		dst, set = &rec.identity, hasIdentity
-	case "identity_method":
+	case record.IdentityMethod:
 		dst, set = &rec.method, hasMethod
-	case "client_ip":
+	case record.ClientIP:
 		dst, set = &rec.clientIP, hasClientIP
-	case "served_link":
+	case record.ServedLink:
 		dst, set = &rec.servedLink, hasServedLink
-	case "ts":
+	case record.UserAgent:
+		dst, set = &rec.userAgent, hasUserAgent
+	case record.RFC9309Verdict:
+		dst, set = &rec.rfcVerdict, hasRFCVerdict
+	case record.GoogleVerdict:
+		dst, set = &rec.googleVerdict, hasGoogleVerdict
+	case record.TS:
 		if c == '"' || c == '-' || isDigit(c) {
 			return s.timestamp(rec, c)
 		}
-	case "served_at":
+	case record.ServedAt:
 		if c == '-' || isDigit(c) {
 			v, err := s.number()
 			rec.servedAt = v
 			rec.has |= hasServedAt
 			return err
 		}
-	case "grace":
+	case record.Grace:
 		if c == 't' || c == 'f' {
 			return s.flag(&rec.grace, &rec.has, hasGrace)
 		}
-	case "agent_fetched_robots":
+	case record.AgentFetchedRobots:
 		if c == 't' || c == 'f' {
 			return s.flag(&rec.fetched, &rec.has, hasFetched)
 		}
-	case "served_robots":
+	case record.ServedRobots:
 		if c == 't' || c == 'f' {
 			return s.flag(&rec.servedRobots, &rec.has, hasServedRobots)
 		}
-	case "judged_versions":
+	case record.JudgedVersions:
 		if c == '[' {
 			rec.has |= hasJudged
 			return s.list(&rec.judged)
 		}
-	case "agents":
+	case record.Agents:
 		if c == '[' {
 			rec.has |= hasAgents
 			return s.list(&rec.agents)
+		}
+	case record.CreditedAgents:
+		if c == '[' {
+			rec.has |= hasCredited
+			return s.list(&rec.credited)
 		}
 	}
 	if dst == nil || c != '"' {
@@ -103,9 +116,10 @@ func (s *scanner) timestamp(rec *rawRecord, c byte) error {
 }
 
 // maxListItems is how many strings of a JSON array a record keeps: a
-// served line's agents are the User-Agent's product tokens, which the
-// handler caps at 24 candidates, and judged_versions lists the robots.txt
-// versions of one day, a handful. Further strings are counted, not kept.
+// served line's agents (and credited_agents, some of them) are the
+// User-Agent's product tokens, which the handler caps at 24 candidates,
+// and judged_versions lists the robots.txt versions of one day, a
+// handful. Further strings are counted, not kept.
 const maxListItems = 24
 
 // strList holds the strings of a JSON array, as slices of the line (or of

@@ -24,8 +24,8 @@ type Filter struct {
 	// the host of either form.
 	Host string
 	// Agent keeps the records of one product token, case-insensitively.
-	// It does not apply to robots.txt serves, so that a fetch under a
-	// browser's User-Agent still links to a crawler by its client IP.
+	// It does not apply to robots.txt serves, which name several tokens
+	// and link by the rules of the package documentation ("Fetches").
 	Agent string
 	// Mode keeps the records of one mode, "enforce" or "log"; records
 	// without a mode are left out. "" keeps all.

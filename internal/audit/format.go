@@ -116,13 +116,11 @@ func timeText(t time.Time) string {
 }
 
 // fetchedText says whether and how a crawler is known to have fetched
-// robots.txt: "yes (token)", "yes (ip)", "yes", "no" or "unknown".
+// robots.txt: "yes (token)", "yes (client)", "no" or "unknown".
 func fetchedText(c *Crawler) string {
 	switch {
-	case c.FetchedRobots && c.FetchedLink != "":
-		return yesText + " (" + c.FetchedLink + ")"
 	case c.FetchedRobots:
-		return yesText
+		return yesText + " (" + c.FetchedLink + ")"
 	case c.FetchUnknown:
 		return unknownText
 	}

@@ -22,7 +22,10 @@ import (
 // audit's speed was first measured on); version 2 records add every field
 // of record version 2, from 250 client IPs (more than a row keeps, so
 // that links past MaxClientIPs are looked up too), with one line in fifty
-// a robots.txt serve.
+// a robots.txt serve. Version 3 records are those of version 2 with the
+// fields version 3 adds: two of three serves credit the crawler's token,
+// a denial gives the verdicts of both readings, and identities include
+// "unconfirmed".
 
 var genAgents = func() []string {
 	names := []string{"GPTBot", "ClaudeBot", "CCBot", "Googlebot", "bingbot", "Applebot", "Bytespider",
@@ -36,7 +39,7 @@ var genAgents = func() []string {
 
 var genHosts = []string{"www.example.com", "blog.example.com", "shop.example.com", "example.org", "docs.example.net", "localhost:8081"}
 
-// genLog writes records of the given record version (1 or 2) to w until
+// genLog writes records of the given record version (1, 2 or 3) to w until
 // at least size octets are written.
 func genLog(w io.Writer, size int64, seed uint64, version int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -54,9 +57,13 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 		switch {
 		case i%10 == 9:
 			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"203.0.113.9","proto":"HTTP/1.1","method":"GET","host":"www.example.com","uri":"/index.html","headers":{"User-Agent":["Mozilla/5.0"]}},"bytes_read":0,"user_id":"","duration":0.000412,"size":5120,"status":200}`+"\n", ts)
-		case version == 2 && i%50 == 7:
+		case version >= 2 && i%50 == 7:
 			agent := genAgents[rng.IntN(len(genAgents))]
 			host := genHosts[rng.IntN(len(genHosts))]
+			if version == 3 {
+				line = genServedV3(line, rng, ts, agent, host)
+				break
+			}
 			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://%s","host":%q,"uri":"/robots.txt","user_agent":"Mozilla/5.0 (compatible; %s/1.2; +https://example.com/bot)","agents":["Mozilla","compatible","%s"],"client_ip":"198.51.100.%d","remote_ip":"198.51.100.%d","robots_hash":"088849e3edc5eed%d","http_status":200}`+"\n",
 				ts, host, host, agent, agent, rng.IntN(250), rng.IntN(250), rng.IntN(3))
 		default:
@@ -80,6 +87,10 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 					ts, host, path, rng.IntN(100), agent, agent, verdict, grace, rng.IntN(3), host, rng.IntN(250), rng.IntN(2) == 0, ts-30)
 				break
 			}
+			if version == 3 {
+				line = genDecisionV3(line, rng, ts, agent, host, path, verdict, compliance)
+				break
+			}
 			ip := rng.IntN(250)
 			identity := [...]string{"verified", "verified", "unverified", "pending", "forged"}[rng.IntN(5)]
 			served := rng.IntN(2) == 0
@@ -97,6 +108,39 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 	return bw.Flush()
 }
 
+// genServedV3 appends a robots.txt serve of record version 3.
+func genServedV3(line []byte, rng *rand.Rand, ts float64, agent, host string) []byte {
+	ip := rng.IntN(250)
+	credited := `"Mozilla","compatible"`
+	if rng.IntN(3) > 0 { // a client that proved the token, or one no method can prove
+		credited += `,"` + agent + `"`
+	}
+	return fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":3,"site":"https://%s","host":%q,"method":"GET","uri":"/robots.txt","user_agent":"Mozilla/5.0 (compatible; %s/1.2; +https://example.com/bot)","agents":["Mozilla","compatible","%s"],"credited_agents":[%s],"client_ip":"198.51.100.%d","remote_ip":"198.51.100.%d","http_status":200,"robots_hash":"088849e3edc5eed%d"}`+"\n",
+		ts, host, host, agent, agent, credited, ip, ip, rng.IntN(3))
+}
+
+// genDecisionV3 appends a compliance record of record version 3.
+func genDecisionV3(line []byte, rng *rand.Rand, ts float64, agent, host, path, verdict, compliance string) []byte {
+	ip := rng.IntN(250)
+	identity := [...]string{"verified", "verified", "unverified", "pending", "unconfirmed", "forged"}[rng.IntN(6)]
+	served := rng.IntN(2) == 0
+	link := [...]string{"token", "client"}[rng.IntN(2)]
+	mode := [...]string{"log", "enforce"}[rng.IntN(2)]
+	verdicts := ""
+	switch compliance {
+	case "violation":
+		verdicts = `"rfc9309_verdict":"deny","google_verdict":"deny",`
+	case "grace", "protective":
+		verdicts = `"rfc9309_verdict":"allow","google_verdict":"allow",`
+	}
+	servedFields := ""
+	if served {
+		servedFields = fmt.Sprintf(`"served_at":%.6f,"served_hash":"088849e3edc5eed7","served_link":%q,`, ts-60, link)
+	}
+	return fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://%s","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":%q,"reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"compliance":%q,"grace":%t,"judged_versions":["088849e3edc5eed%d","5f0c1e2d3a4b5c6d"],%s"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","robots_fetched_at":%.6f,"remote_ip":"10.0.0.1","client_ip":"198.51.100.%d","agent_fetched_robots":%t,"served_robots":%t,%s"automation":"catalogue","content_usage":"train-ai=n","identity":%q,"identity_method":"ip_ranges"}`+"\n",
+		ts, host, host, path, rng.IntN(100), agent, agent, verdict, mode, compliance, compliance == "grace", rng.IntN(3), verdicts, rng.IntN(3), host, ts-30, ip, served, served, servedFields, identity)
+}
+
 // The -genlog flag makes TestGenLog write a generated log to a file, to
 // measure the command on logs too large for the repository, e.g.:
 //
@@ -105,7 +149,7 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 var (
 	genLogPath    = flag.String("genlog", "", "write a generated log to this file (TestGenLog)")
 	genLogSize    = flag.Int64("genlog-size", 1<<30, "the generated log's size in octets")
-	genLogVersion = flag.Int("genlog-version", 2, "the generated log's record version, 1 or 2")
+	genLogVersion = flag.Int("genlog-version", 2, "the generated log's record version, 1, 2 or 3")
 )
 
 func TestGenLog(t *testing.T) {

@@ -1,30 +1,101 @@
 package audit
 
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
 // Linking robots.txt fetches to crawlers. The handler writes a line
 // "robots.txt served" for each robots.txt it saw served, with the site,
-// the client IP and the User-Agent's product tokens. A crawler counts as
-// having fetched a site's robots.txt when a serve of that site carried its
-// product token (link "token"), or came from a client IP its requests came
-// from (link "ip"): a crawler that reads robots.txt under a browser's
-// User-Agent and crawls under its own is still seen to have read it. The
-// records' own served_link says the same of the serves one Caddy saw; the
-// serve lines add those of every instance whose logs are read together.
+// the client IP, the User-Agent and its product tokens (agents), and,
+// from record version 3, the tokens the fetch counts for wherever the
+// crawler asks from (credited_agents: those the client proved, and those
+// no method can prove). A row counts as having fetched its site's
+// robots.txt only on evidence that ties the fetch to it:
+//
+//   - "token": a serve credited the row's product token, and the row's
+//     identity is one a token's fetch may be credited to (verified,
+//     unverified, or none recorded). A serve without credited_agents
+//     (version 2) credits no token: any client could have claimed it.
+//   - "client": a serve came from one of the row's clients: the same
+//     client IP with the row's product token among its agents, or, for a
+//     row without a token, the same client IP and the same User-Agent.
+//
+// A serve is never credited to another crawler at the same address:
+// clients behind one NAT, or a CDN whose address Caddy was not told to
+// look past, share it. The records' own served_link says the same of the
+// serves one Caddy saw; the serve lines add those of every instance whose
+// logs are read together.
 //
 // Serves are kept by key, not in order, and matched against the rows when
 // the report is made, so that the result does not depend on the order in
 // which logs, or lines, are read (within MaxFetchKeys and MaxClientIPs).
 
-// fetchIndex holds the earliest serve of each (site, client IP) and
-// (site, product token), in Unix ns (-1 for a serve without a time).
+// Kinds of client key: the byte after the address says what follows it.
+const (
+	clientByToken = 't' // a product token, lower-case
+	clientByUA    = 'u' // the hash of a User-Agent
+	clientNoUA    = 'n' // a record without a User-Agent: links nothing
+)
+
+// fetchIndex holds the earliest serve of each (site, credited token) and
+// of each (site, client key), in Unix ns (-1 for a serve without a time).
 type fetchIndex struct {
-	byIP    map[string]int64
-	byToken map[string]int64
-	lines   int64 // serves kept
-	dropped int64 // serves not kept: the index was full
-	key     []byte
+	byToken  map[string]int64
+	byClient map[string]int64
+	lines    int64 // serves kept
+	dropped  int64 // serves not kept: the index was full
+	// seed hashes User-Agents into client keys: a key holds 8 octets for
+	// a User-Agent of up to record.MaxUserAgent, and a client that cannot
+	// know the seed cannot make its User-Agent collide with another's.
+	seed maphash.Seed
+	key  []byte
 }
 
-// add keeps a serve: its site (or host), client IP and tokens.
+func newFetchIndex() fetchIndex {
+	return fetchIndex{seed: maphash.MakeSeed()}
+}
+
+// appendClient appends the key of a client to dst: its address, compared
+// case-insensitively, then the product token it claimed (clientByToken)
+// or, without one, its User-Agent's hash (clientByUA; clientNoUA when the
+// line has none).
+func (x *fetchIndex) appendClient(dst, ip, token, ua []byte, hasUA bool) []byte {
+	dst = x.appendRowClient(dst, ip, token, ua, hasUA)
+	if len(token) > 0 {
+		dst = appendLower(dst, cut(token, MaxAgentLength))
+	}
+	return dst
+}
+
+// appendRowClient appends the part of a client's key that a row keeps:
+// all of it but the product token, which is the row's own.
+func (x *fetchIndex) appendRowClient(dst, ip, token, ua []byte, hasUA bool) []byte {
+	dst = appendLower(dst, ip)
+	dst = append(dst, 0)
+	switch {
+	case len(token) > 0:
+		return append(dst, clientByToken)
+	case hasUA:
+		dst = append(dst, clientByUA)
+		return binary.LittleEndian.AppendUint64(dst, maphash.Bytes(x.seed, ua))
+	}
+	return append(dst, clientNoUA)
+}
+
+// splitClient returns the address of a client key and the rest, whose
+// first byte is its kind.
+func splitClient[K string | []byte](key K) (ip, rest K) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == 0 {
+			return key[:i], key[i+1:]
+		}
+	}
+	return key, key[len(key):]
+}
+
+// add keeps a serve: its site (or host), and the tokens and client keys
+// it may link.
 func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool) {
 	if !timed {
 		ns = -1
@@ -34,51 +105,73 @@ func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool) {
 		site = rec.site
 	}
 	site = cut(site, MaxHostLength)
-	kept := false
+	var kept, full bool
+	note := func(m *map[string]int64) {
+		if x.put(m, ns) {
+			kept = true
+		} else {
+			full = true
+		}
+	}
+	for _, tok := range rec.credited.all() {
+		if len(tok) > 0 {
+			x.key = appendKey(x.key[:0], site, cut(tok, MaxAgentLength))
+			note(&x.byToken)
+		}
+	}
 	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 {
-		x.byIP, kept = x.put(x.byIP, site, rec.clientIP, ns)
+		for _, tok := range rec.agents.all() {
+			if len(tok) > 0 {
+				x.key = x.appendClient(appendSite(x.key[:0], site), rec.clientIP, tok, nil, false)
+				note(&x.byClient)
+			}
+		}
+		if rec.has&hasUserAgent != 0 {
+			x.key = x.appendClient(appendSite(x.key[:0], site), rec.clientIP, nil, rec.userAgent, true)
+			note(&x.byClient)
+		}
 	}
-	for _, tok := range rec.agents.all() {
-		var ok bool
-		x.byToken, ok = x.put(x.byToken, site, cut(tok, MaxAgentLength), ns)
-		kept = kept || ok
-	}
-	if kept {
+	// A serve that names no credited token and no client links nothing,
+	// and is neither kept nor dropped.
+	switch {
+	case kept:
 		x.lines++
-	} else {
+	case full:
 		x.dropped++
 	}
 }
 
-// put notes a serve under (site, v), both compared case-insensitively,
-// and reports whether it was kept.
-func (x *fetchIndex) put(m map[string]int64, site, v []byte, ns int64) (map[string]int64, bool) {
-	x.key = appendKey(x.key[:0], site, v)
-	if old, ok := m[string(x.key)]; ok {
-		m[string(x.key)] = earliest(old, ns, true)
-		return m, true
+// put notes a serve at ns under x.key in *m, and reports whether it was
+// kept.
+func (x *fetchIndex) put(m *map[string]int64, ns int64) bool {
+	if old, ok := (*m)[string(x.key)]; ok {
+		(*m)[string(x.key)] = earliest(old, ns, true)
+		return true
 	}
-	if len(x.byIP)+len(x.byToken) >= MaxFetchKeys {
-		return m, false
+	if len(x.byToken)+len(x.byClient) >= MaxFetchKeys {
+		return false
 	}
-	if m == nil {
-		m = make(map[string]int64)
+	if *m == nil {
+		*m = make(map[string]int64)
 	}
-	m[string(x.key)] = ns
-	return m, true
+	(*m)[string(x.key)] = ns
+	return true
 }
 
-// byIPOf returns the earliest serve of a site (lower-case) to a client IP.
-func (x *fetchIndex) byIPOf(site string, ip []byte) (int64, bool) {
-	x.key = appendKey(x.key[:0], site, ip)
-	t, ok := x.byIP[string(x.key)]
+// servedTo returns the earliest serve of a site (lower-case) to a client
+// (a key of appendClient).
+func servedTo[C string | []byte](x *fetchIndex, site string, client C) (int64, bool) {
+	x.key = append(appendSite(x.key[:0], site), client...)
+	t, ok := x.byClient[string(x.key)]
 	return t, ok
 }
 
+func appendSite[S string | []byte](dst []byte, site S) []byte {
+	return append(appendLower(dst, site), 0)
+}
+
 func appendKey[S, V string | []byte](dst []byte, site S, v V) []byte {
-	dst = appendLower(dst, site)
-	dst = append(dst, 0)
-	return appendLower(dst, v)
+	return appendLower(appendSite(dst, site), v)
 }
 
 // link returns how and by when a row is known to have fetched its site's
@@ -91,19 +184,29 @@ func (x *fetchIndex) link(c *crawler) (linkKind, int64, bool) {
 		at = earliest(at, t, known)
 		known = true
 	}
-	if c.lateIPKnown {
-		note(linkIP, c.lateIP)
+	if c.lateClientKnown {
+		note(linkClient, c.lateClient)
 	}
-	for ip := range c.ips {
-		if t, ok := x.byIPOf(c.hostKey, []byte(ip)); ok {
-			note(linkIP, t)
+	for k := range c.clients {
+		x.key = append(appendSite(x.key[:0], c.hostKey), k...)
+		if _, rest := splitClient(k); rest == string(clientByToken) {
+			if c.agentKey == "" { // the row past MaxCrawlers
+				continue
+			}
+			x.key = append(x.key, c.agentKey...)
+		}
+		if t, ok := x.byClient[string(x.key)]; ok {
+			note(linkClient, t)
 		}
 	}
-	// A forger's row is not linked by its claimed token: a serve under
-	// the token may as well have been the real crawler's.
-	x.key = appendKey(x.key[:0], c.hostKey, c.agentKey)
-	if t, ok := x.byToken[string(x.key)]; ok && c.agentKey != "" && c.identity != IdentityForged {
-		note(linkToken, t)
+	// A credited fetch counts for the token wherever it asks from, but a
+	// row whose claim failed or is not settled (forged, pending,
+	// unconfirmed) may not be that crawler at all.
+	if c.agentKey != "" && c.creditable() {
+		x.key = appendKey(x.key[:0], c.hostKey, c.agentKey)
+		if t, ok := x.byToken[string(x.key)]; ok {
+			note(linkToken, t)
+		}
 	}
 	return link, at, known
 }

@@ -5,32 +5,56 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
-// serve writes a robots.txt serve of site to ip, with the tokens given,
-// at second sec after 2026-11-22 10:00:00 UTC.
+// serve writes a robots.txt serve of record version 2 of site to ip,
+// with the tokens given, at second sec after 2026-11-22 10:00:00 UTC: no
+// user_agent, no credited_agents.
 func serve(site, ip string, sec float64, tokens ...string) string {
-	return logLine("msg", ServedMessage, "record_version", 2, "site", site, "client_ip", ip, "agents", tokens, "ts", 1795341600+sec, "uri", "/robots.txt")
+	return logLine(record.Msg, record.MsgServed, "record_version", 2, "site", site, "client_ip", ip, "agents", tokens, "ts", 1795341600+sec, "uri", "/robots.txt")
+}
+
+// serve3 writes a robots.txt serve of record version 3: with the
+// User-Agent ua, its tokens, and those of them credited wherever the
+// crawler asks from.
+func serve3(site, ip, ua string, sec float64, credited []string, tokens ...string) string {
+	if credited == nil {
+		credited = []string{}
+	}
+	return logLine(record.Msg, record.MsgServed, record.RecordVersion, record.Version, record.Site, site, record.ClientIP, ip,
+		record.UserAgent, ua, record.Agents, tokens, record.CreditedAgents, credited, record.TS, 1795341600+sec, record.URI, "/robots.txt")
 }
 
 // crawl writes a version 2 violation of agent on site from ip, at second
-// sec, not served robots.txt as far as its Caddy knows.
+// sec, identity unverified, not served robots.txt as far as its Caddy
+// knows.
 func crawl(agent, site, ip string, sec float64, more ...any) string {
 	return v2(agent, "deny", "violation", append([]any{"site", site, "client_ip", ip, "ts", 1795341600 + sec}, more...)...)
 }
 
 // TestLink checks how robots.txt fetches are tied to crawlers: by a serve
-// carrying the crawler's token, by a serve to one of its client IPs, or
-// by its records; per site; whatever the order of the lines.
+// that credited the crawler's token, when its identity lets it count; by
+// a serve from the same client (address and token, or address and
+// User-Agent without a token); or by its records; never by another
+// client's serve at the same address; per site; whatever the order of
+// the lines.
 func TestLink(t *testing.T) {
 	const (
 		www   = "https://www.example.com"
 		ip    = "198.51.100.7"
+		other = "203.0.113.1"
+		gUA   = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+		gptUA = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+		exUA  = "ExampleBot/1.0 (+https://crawler.example.net/bot)"
+		anon  = "Mozilla/5.0 (X11; Linux x86_64)"
 		chrom = "Chrome"
 	)
 	at := func(sec float64) time.Time {
 		return time.Unix(1795341600, 0).Add(time.Duration(sec * float64(time.Second))).UTC()
 	}
+	verified := []any{"identity", "verified"}
 	tests := []struct {
 		name       string
 		log        string
@@ -40,25 +64,51 @@ func TestLink(t *testing.T) {
 		by         time.Time
 		afterFetch int64
 	}{
-		{"token", serve(www, "203.0.113.1", 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (token)", at(1), 1},
-		{"token, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, "203.0.113.1", 3, "examplebot"), Filter{}, 0, "yes (token)", at(3), 0},
-		{"ip, under a browser's User-Agent", serve(www, ip, 1, "Mozilla", chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (ip)", at(1), 1},
-		{"ip, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, ip, 1, "Mozilla", chrom), Filter{}, 0, "yes (ip)", at(1), 1},
-		{"another ip", serve(www, "198.51.100.8", 1, chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
-		{"another site", serve("https://blog.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
-		{"another scheme", serve("http://www.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
-		{"token and ip: token, the earliest time", serve(www, ip, 1, chrom) + serve(www, "203.0.113.1", 5, "ExampleBot") + crawl("ExampleBot", www, ip, 9), Filter{}, 0, "yes (token)", at(1), 1},
-		{"the record's own ip link", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "ip", "served_at", 1795341604.5), Filter{}, 0, "yes (ip)", at(4.5), 1},
-		{"the record's own link, unnamed", crawl("ExampleBot", www, ip, 9, "served_robots", true), Filter{}, 0, "yes", at(9), 1},
+		// By token: the serve credited it (the client proved it, or no
+		// method can), and the row may count it as its own.
+		{"token, a verified fetch", serve3(www, "66.249.66.1", gUA, 1, []string{"Googlebot"}, "Mozilla", "Googlebot") + crawl("Googlebot", www, "66.249.66.2", 2, verified...), Filter{}, 0, "yes (token)", at(1), 1},
+		{"token, an unverifiable one", serve3(www, other, exUA, 1, []string{"ExampleBot"}, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (token)", at(1), 1},
+		{"token, case-insensitively, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve3(www, other, exUA, 3, []string{"examplebot"}, "examplebot"), Filter{}, 0, "yes (token)", at(3), 0},
+		{"token, no identity recorded", serve3(www, other, exUA, 1, []string{"ExampleBot"}, "ExampleBot") + crawl("ExampleBot", www, ip, 2, "identity", nil), Filter{}, 0, "yes (token)", at(1), 1},
+		// A forger's fetch as Googlebot credits no one's token: not the
+		// verified Googlebot's.
+		{"a forger's serve, not credited, does not link the verified crawler", serve3(www, "203.0.113.66", gUA, 1, nil, "Mozilla", "Googlebot") + crawl("Googlebot", www, "66.249.66.1", 2, verified...), Filter{}, 0, "no", time.Time{}, 0},
+		{"a serve credits only the tokens it names", serve3(www, "66.249.66.1", gUA, 1, []string{"Googlebot"}, "Mozilla", "Googlebot", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"a pending claim is not credited a token's fetch", serve3(www, "20.171.207.10", gptUA, 1, []string{"GPTBot"}, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "pending"), Filter{}, 0, "no", time.Time{}, 0},
+		{"nor an unconfirmed one", serve3(www, "20.171.207.10", gptUA, 1, []string{"GPTBot"}, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "unconfirmed"), Filter{}, 0, "no", time.Time{}, 0},
+		{"nor a forged one", serve3(www, "20.171.207.10", gptUA, 1, []string{"GPTBot"}, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "no", time.Time{}, 0},
+		// By client: the same address and token.
+		{"client, its own serve", serve3(www, ip, exUA, 1, nil, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (client)", at(1), 1},
+		{"client, read after the crawl", crawl("ExampleBot", www, ip, 2) + serve(www, ip, 1, "examplebot"), Filter{}, 0, "yes (client)", at(1), 1},
+		{"GPTBot's serve does not link ExampleBot at its address", serve3(www, ip, gptUA, 1, []string{"GPTBot"}, "Mozilla", "GPTBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"nor does a browser's", serve(www, ip, 1, "Mozilla", chrom) + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"its own serve from another address, not credited", serve3(www, other, exUA, 1, nil, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"a forger is linked by its own serve", serve3(www, ip, gptUA, 1, nil, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "yes (client)", at(1), 1},
+		{"client and token: client, the earliest time", serve3(www, other, exUA, 1, []string{"ExampleBot"}, "ExampleBot") + serve3(www, ip, exUA, 5, []string{"ExampleBot"}, "ExampleBot") + crawl("ExampleBot", www, ip, 9), Filter{}, 0, "yes (client)", at(1), 1},
+		// Without a token, by address and User-Agent.
+		{"no token: the same User-Agent", serve3(www, ip, anon, 1, nil, "Mozilla") + crawl("", www, ip, 2, "user_agent", anon, "identity", nil), Filter{}, 0, "yes (client)", at(1), 1},
+		{"no token: another User-Agent", serve3(www, ip, anon+" Firefox/1", 1, nil, "Mozilla", "Firefox") + crawl("", www, ip, 2, "user_agent", anon, "identity", nil), Filter{}, 0, "no", time.Time{}, 0},
+		{"no token: another address", serve3(www, other, anon, 1, nil, "Mozilla") + crawl("", www, ip, 2, "user_agent", anon, "identity", nil), Filter{}, 0, "no", time.Time{}, 0},
+		{"no token, no User-Agent recorded", serve3(www, ip, "", 1, nil) + crawl("", www, ip, 2, "identity", nil), Filter{}, 0, "no", time.Time{}, 0},
+		// Version 2 serves credit no token; a version 2 record's "ip" is
+		// not a link.
+		{"version 2 serve: no token credit", serve(www, other, 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"version 2 serve: a client link", serve(www, ip, 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "yes (client)", at(1), 1},
+		{"the record's own ip link (version 2)", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "ip", "served_at", 1795341604.5), Filter{}, 0, "no", time.Time{}, 0},
+		{"the record's own client link", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "client", "served_at", 1795341604.5), Filter{}, 0, "yes (client)", at(4.5), 1},
+		{"the record's own token link", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "token", "served_at", 1795341604.5), Filter{}, 0, "yes (token)", at(4.5), 1},
+		{"the record's own token link, pending", crawl("ExampleBot", www, ip, 9, "served_robots", true, "served_link", "token", "identity", "pending"), Filter{}, 0, "no", time.Time{}, 0},
+		{"the record's own link, unnamed", crawl("ExampleBot", www, ip, 9, "served_robots", true), Filter{}, 0, "no", time.Time{}, 0},
 		{"served_robots false beats agent_fetched_robots", crawl("ExampleBot", www, ip, 9, "agent_fetched_robots", true), Filter{}, 0, "no", time.Time{}, 0},
 		{"version 1, agent_fetched_robots", v1("ExampleBot", "deny", "agent_fetched_robots", true), Filter{}, 0, "yes (token)", time.Unix(1795341600, 5e8).UTC(), 1},
-		{"a forger is not linked by its claimed token", serve(www, "20.171.207.10", 1, "GPTBot") + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "no", time.Time{}, 0},
-		{"a forger is linked by its own ip", serve(www, ip, 1, chrom) + crawl("GPTBot", www, ip, 2, "identity", "forged"), Filter{}, -1, "yes (ip)", at(1), 1},
-		{"the agent filter leaves serves alone", serve(www, ip, 1, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Agent: "examplebot"}, 0, "yes (ip)", at(1), 1},
-		{"a serve a day before since counts", serve(www, ip, -86000, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "yes (ip)", at(-86000), 1},
-		{"a serve over a day before since does not", serve(www, ip, -86500, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "no", time.Time{}, 0},
-		{"a serve after until does not", serve(www, ip, 5, chrom) + crawl("ExampleBot", www, ip, 2), Filter{Until: at(4)}, 0, "no", time.Time{}, 0},
-		{"a serve of another host is filtered", serve("https://blog.example.com", ip, 1, chrom) + crawl("ExampleBot", "https://blog.example.com", ip, 2), Filter{Host: "www.example.com"}, -2, "", time.Time{}, 0},
+		// Per site, and the filters.
+		{"another site", serve("https://blog.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"another scheme", serve3("http://www.example.com", other, exUA, 1, []string{"ExampleBot"}, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{}, 0, "no", time.Time{}, 0},
+		{"the agent filter leaves serves alone", serve(www, ip, 1, "Mozilla", "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{Agent: "examplebot"}, 0, "yes (client)", at(1), 1},
+		{"a serve a day before since counts", serve(www, ip, -86000, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "yes (client)", at(-86000), 1},
+		{"a serve over a day before since does not", serve(www, ip, -86500, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{Since: at(0)}, 0, "no", time.Time{}, 0},
+		{"a serve after until does not", serve(www, ip, 5, "ExampleBot") + crawl("ExampleBot", www, ip, 2), Filter{Until: at(4)}, 0, "no", time.Time{}, 0},
+		{"a serve of another host is filtered", serve("https://blog.example.com", ip, 1, "ExampleBot") + crawl("ExampleBot", "https://blog.example.com", ip, 2), Filter{Host: "www.example.com"}, -2, "", time.Time{}, 0},
 	}
 	for _, tt := range tests {
 		a := New(Options{Filter: tt.filter})
@@ -97,13 +147,13 @@ func TestLinkPastClientIPs(t *testing.T) {
 	}
 	crawls := b.String()
 	last := crawl("Spider", "https://example.com", "198.51.100.99", 3)
-	fetch := serve("https://example.com", "198.51.100.99", 1, "Chrome")
+	fetch := serve("https://example.com", "198.51.100.99", 1, "Spider")
 	for _, tt := range []struct {
 		name string
 		log  string
 		want string
 	}{
-		{"serve read first", fetch + crawls + last, "yes (ip)"},
+		{"serve read first", fetch + crawls + last, "yes (client)"},
 		{"serve read last", crawls + last + fetch, "no"},
 	} {
 		a := New(Options{})
@@ -118,73 +168,51 @@ func TestLinkPastClientIPs(t *testing.T) {
 	}
 }
 
-// TestSiteFilter checks the Host filter against sites and hosts.
-func TestSiteFilter(t *testing.T) {
-	tests := []struct {
-		filter, site, host string
-		want               bool
-	}{
-		{"example.com", "https://example.com", "", true},
-		{"example.com", "https://example.com:8443", "", true},
-		{"example.com", "http://example.com", "", true},
-		{"example.com", "", "example.com:8443", true},
-		{"example.com", "https://www.example.com", "", false},
-		{"EXAMPLE.com", "https://example.com", "", true},
-		{"example.com:443", "https://example.com", "", true},
-		{"example.com:443", "http://example.com", "", false},
-		{"example.com:80", "http://example.com", "", true},
-		{"example.com:443", "https://example.com:8443", "", false},
-		{"https://example.com", "https://example.com", "", true},
-		{"https://example.com", "https://example.com:443", "", true},
-		{"https://example.com:443", "https://example.com", "", true},
-		{"https://example.com/", "https://example.com", "", true},
-		{"https://example.com", "http://example.com", "", false},
-		{"https://example.com", "https://example.com:8443", "", false},
-		{"https://example.com", "", "example.com", true},
-		{"http://localhost:8081", "http://localhost:8081", "", true},
-		{"HTTP://LOCALHOST:8081", "http://localhost:8081", "", true},
-		{"http://localhost:8081", "https://localhost:8081", "", false},
-		{"localhost:8081", "http://localhost:8081", "", true},
-		{"localhost", "http://localhost:8081", "", true},
-		{"localhost:8081", "", "localhost:8081", true},
-		{"[::1]:8081", "http://[::1]:8081", "", true},
-		{"[::1]", "http://[::1]:8081", "", true},
-	}
-	for _, tt := range tests {
-		rec := &rawRecord{}
-		rec.host = []byte(tt.host)
-		if tt.site != "" {
-			rec.site, rec.has = []byte(tt.site), hasSite
-			rec.host = []byte("ignored.example")
+// TestClientIPs checks that a row without a product token keeps its
+// clients by address and User-Agent, and counts their addresses.
+func TestClientIPs(t *testing.T) {
+	var log string
+	for i := range 3 {
+		for _, ua := range []string{"A/1", "B/1"} {
+			log += crawl("", "https://example.com", fmt.Sprintf("192.0.2.%d", i), 1, "user_agent", ua, "identity", nil)
 		}
-		if got := siteMatches(rec, tt.filter); got != tt.want {
-			t.Errorf("siteMatches(site %q, host %q; %q) = %v, want %v", tt.site, tt.host, tt.filter, got, tt.want)
+	}
+	a := New(Options{})
+	if _, err := a.Read("clients.log", strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Report()
+	if c := &r.Crawlers[0]; c.ClientIPs != 3 || c.ClientIPsMore || len(a.pairs) != 1 {
+		t.Errorf("%d client IPs (more %v), %d rows; want 3 of 6 clients, one row", c.ClientIPs, c.ClientIPsMore, len(a.pairs))
+	}
+	for _, c := range a.pairs {
+		if len(c.clients) != 6 {
+			t.Errorf("%d clients kept, want 6", len(c.clients))
 		}
 	}
 }
 
-// TestModeFilter checks --mode: records of the other mode, and records
-// without a mode, are left out.
-func TestModeFilter(t *testing.T) {
-	log := v2("A", "deny", "violation", "mode", "log") + v2("A", "deny", "violation", "mode", "enforce") +
-		v2("A", "allow", "allowed", "mode", "enforce") + v2("A", "allow", "allowed", "mode", nil)
-	for _, tt := range []struct {
-		mode           string
-		kept, filtered int64
-		rowMode        string
-	}{
-		{"", 4, 0, "enforce+log"},
-		{"log", 1, 3, "log"},
-		{"enforce", 2, 2, "enforce"},
-	} {
-		a := New(Options{Filter: Filter{Mode: tt.mode}})
-		if _, err := a.Read("mode.log", strings.NewReader(log)); err != nil {
-			t.Fatal(err)
-		}
-		r := a.Report()
-		if r.Total.Records-r.Total.Filtered != tt.kept || r.Total.Filtered != tt.filtered || r.Crawlers[0].Mode != tt.rowMode {
-			t.Errorf("mode %q: kept %d, filtered %d, row mode %q; want %d, %d, %q", tt.mode, r.Total.Records-r.Total.Filtered, r.Total.Filtered, r.Crawlers[0].Mode, tt.kept, tt.filtered, tt.rowMode)
-		}
+// TestFetchIndexBound checks that the serves kept stop at MaxFetchKeys:
+// a key already kept still takes an earlier time, a new one is dropped
+// and counted.
+func TestFetchIndexBound(t *testing.T) {
+	x := newFetchIndex()
+	var rec rawRecord
+	rec.site, rec.has = []byte("https://example.com"), hasSite
+	add := func(tok string, ns int64) {
+		rec.credited.items[0], rec.credited.n = []byte(tok), 1
+		x.add(&rec, ns, true)
+	}
+	for i := range MaxFetchKeys {
+		add(fmt.Sprintf("bot%d", i), 10)
+	}
+	add("bot0", 5)
+	add("latecomer", 1)
+	if len(x.byToken) != MaxFetchKeys || x.lines != MaxFetchKeys+1 || x.dropped != 1 {
+		t.Fatalf("%d keys, %d serves kept, %d dropped; want %d, %d, 1", len(x.byToken), x.lines, x.dropped, MaxFetchKeys, MaxFetchKeys+1)
+	}
+	if t0, t1 := x.byToken[string(appendKey(nil, "https://example.com", "bot0"))], x.byToken[string(appendKey(nil, "https://example.com", "latecomer"))]; t0 != 5 || t1 != 0 {
+		t.Errorf("bot0 at %d (want 5), latecomer at %d (want none)", t0, t1)
 	}
 }
 
@@ -210,7 +238,7 @@ func TestAfterFetchPastTimes(t *testing.T) {
 		{"fetched between", 11, 24, 1},
 	} {
 		a := New(Options{})
-		log := crawls + serve("https://example.com", "192.0.2.1", tt.fetch, "Chrome")
+		log := crawls + serve("https://example.com", "192.0.2.1", tt.fetch, "Spider")
 		if _, err := a.Read("times.log", strings.NewReader(log)); err != nil {
 			t.Fatal(err)
 		}

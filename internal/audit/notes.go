@@ -39,7 +39,7 @@ func (r *Report) notes() []string {
 		if k == 1 {
 			whose = "its records"
 		}
-		add("%s robots.txt fetched \"unknown\": %s do not say whether the crawler had fetched robots.txt (an older record schema), and no robots.txt serve in the logs links to it.",
+		add("%s robots.txt fetched \"unknown\": %s do not say whether the crawler had been served robots.txt (an older record schema), and no robots.txt serve in the logs links to it.",
 			pluralVerb(int64(k), "row shows", "rows show"), whose)
 	}
 	if m.RobotsHash > 0 {
@@ -49,11 +49,11 @@ func (r *Report) notes() []string {
 		add("Path counts marked ~ are estimates: the crawler asked for more distinct paths than are counted (%d); each count is at most its ±error above the true one.", r.PathCounters)
 	}
 	if f := r.Fetches; f.Dropped > 0 {
-		add("%s not kept for linking (past %s kept by site and client IP or token): a crawler they would have linked may show robots.txt fetched \"no\".",
+		add("%s not kept for linking (past %s kept by site and client or token): a crawler they would have linked may show robots.txt fetched \"no\".",
 			pluralVerb(f.Dropped, "robots.txt serve was", "robots.txt serves were"), commas(MaxFetchKeys))
 	}
 	if f := r.Fetches; f.RowsPastIPs > 0 {
-		add("%s from more than %d client IPs: a robots.txt fetch from one of the others links only if it was read before that address's first record.",
+		add("%s from more than %d clients: a robots.txt fetch by one of the others links only if it was read before that client's first record.",
 			pluralVerb(int64(f.RowsPastIPs), "row came", "rows came"), MaxClientIPs)
 	}
 	if f := r.Fetches; f.RowsPastTimes > 0 {

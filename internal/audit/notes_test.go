@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // logLine writes a line of the robots_enforce logger: a decision, unless
 // msg is given in fields, with the fields given (name, value pairs).
 func logLine(fields ...any) string {
-	m := map[string]any{"logger": RecordLogger, "msg": RecordMessage, "ts": 1795341600.5}
+	m := map[string]any{record.Name: record.Logger, record.Msg: record.MsgDecision, "ts": 1795341600.5}
 	for i := 0; i < len(fields); i += 2 {
 		if fields[i+1] == nil {
 			delete(m, fields[i].(string))
@@ -51,7 +53,7 @@ var noteKeys = map[string]string{
 	"hash":         "Records without robots_hash",
 	"paths":        "Path counts marked ~",
 	"dropped":      "not kept for linking",
-	"ips":          "client IPs: a robots.txt fetch from one of the others",
+	"ips":          "clients: a robots.txt fetch by one of the others",
 	"times":        "AFTER FETCH is a lower bound",
 	"warning":      "zstd-compressed",
 }
@@ -122,7 +124,7 @@ func TestNotes(t *testing.T) {
 		{"only protective", v2("A", "deny", "protective"), Options{}, []string{"no-allowed"}, ""},
 		// An allowed request recorded anywhere: log_allowed was on.
 		{"allowed by a forger only", v2("A", "deny", "violation") + v2("GPTBot", "allow", "allowed", "identity", "forged"), Options{}, nil, ""},
-		{"no records, a serve", logLine("msg", ServedMessage, "site", "https://example.com", "agents", []string{"A"}), Options{}, nil, ""},
+		{"no records, a serve", logLine(record.Msg, record.MsgServed, "site", "https://example.com", "agents", []string{"A"}), Options{}, nil, ""},
 		{"no time", v2("A", "allow", "allowed", "ts", nil), Options{}, []string{"time"}, ""},
 		{"no time, filtered by time", v2("A", "allow", "allowed", "ts", nil) + v2("A", "allow", "allowed"), Options{Filter: Filter{Mode: "enforce", Since: time.Unix(1795341600, 0)}}, nil, ""},
 		{"version 1, grace false", v1("A", "allow") + v1("A", "deny"), Options{}, []string{"legacy"}, "1 denial comes from records without compliance (record version 1), which cannot tell protective denials (an alternate spelling of the path, a fail-closed denial) from violations: 1 counted as a violation."},
@@ -130,9 +132,10 @@ func TestNotes(t *testing.T) {
 		{"version 1 without grace", v1("A", "allow") + v1("A", "deny", "grace", nil), Options{}, []string{"legacy", "legacy-grace"}, "1 of them lack grace too"},
 		{"version 1 without grace, allowed only", v1("A", "allow", "grace", nil), Options{}, nil, ""},
 		{"version 1 without agent_fetched_robots", v1("A", "allow", "agent_fetched_robots", nil), Options{}, []string{"unknown"}, "1 row shows"},
-		{"... linked by a serve", v1("A", "allow", "agent_fetched_robots", nil) + logLine("msg", ServedMessage, "host", "example.com", "agents", []string{"a"}), Options{}, nil, ""},
+		{"... linked by a serve that credits its token", v1("A", "allow", "agent_fetched_robots", nil) + logLine(record.Msg, record.MsgServed, "host", "example.com", "agents", []string{"a"}, "credited_agents", []string{"a"}), Options{}, nil, ""},
+		{"... not by one that does not", v1("A", "allow", "agent_fetched_robots", nil) + logLine(record.Msg, record.MsgServed, "host", "example.com", "agents", []string{"a"}), Options{}, []string{"unknown"}, ""},
 		{"no robots_hash", v2("A", "allow", "allowed", "robots_hash", nil), Options{}, []string{"hash"}, ""},
-		{"many client IPs", manyIPs, Options{}, []string{"ips"}, "1 row came from more than 64 client IPs"},
+		{"many client IPs", manyIPs, Options{}, []string{"ips"}, "1 row came from more than 64 clients"},
 		{"zstd", "\x28\xb5\x2f\xfd", Options{}, []string{"warning"}, ""},
 		// Three paths in two counters: the third takes over a counter, and
 		// its count, listed, is an estimate.

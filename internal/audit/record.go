@@ -2,15 +2,8 @@ package audit
 
 import (
 	"bytes"
-)
 
-// The logger and messages of the handler's log lines (see the README's
-// record schema): a compliance record per decision, and a line per
-// robots.txt the handler saw served (record version 2).
-const (
-	RecordLogger  = "http.handlers.robots_enforce"
-	RecordMessage = "robots.txt decision"
-	ServedMessage = "robots.txt served"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // A SkipKind says why a line was not read as a compliance record or a
@@ -38,7 +31,8 @@ const (
 	// neither a decision nor a robots.txt serve.
 	SkipOtherMessage
 	// SkipInvalid: a decision record without a verdict of "allow" or
-	// "deny", or whose compliance is unknown or contradicts its verdict.
+	// "deny", or whose compliance is unknown or contradicts its verdict
+	// (or, for a violation, the verdict of either reading).
 	SkipInvalid
 
 	numSkipKinds
@@ -88,8 +82,9 @@ const (
 type rawRecord struct {
 	recordFields
 	// Lists are kept apart so that a new line resets only their lengths.
-	judged strList // judged_versions
-	agents strList // a served line's agents
+	judged   strList // judged_versions
+	agents   strList // a served line's agents
+	credited strList // a served line's credited_agents (version 3)
 }
 
 type recordFields struct {
@@ -103,6 +98,9 @@ type recordFields struct {
 	mode, compliance     []byte
 	identity, method     []byte
 	clientIP, servedLink []byte
+	userAgent            []byte
+	rfcVerdict           []byte // rfc9309_verdict (version 3)
+	googleVerdict        []byte // google_verdict (version 3)
 	servedAt             []byte // a JSON number
 	grace, fetched       tri
 	servedRobots         tri
@@ -131,12 +129,19 @@ const (
 	hasServedAt
 	hasJudged
 	hasAgents
+	hasCredited
+	hasUserAgent
+	hasRFCVerdict
+	hasGoogleVerdict
 )
 
+// The logger and messages of the handler's lines, as package record
+// declares them: a compliance record per decision, and a line per
+// robots.txt the handler saw served.
 var (
-	loggerName  = []byte(RecordLogger)
-	messageText = []byte(RecordMessage)
-	servedText  = []byte(ServedMessage)
+	loggerName  = []byte(record.Logger)
+	messageText = []byte(record.MsgDecision)
+	servedText  = []byte(record.MsgServed)
 	verdictDeny = []byte("deny")
 	verdictOK   = []byte("allow")
 )
@@ -146,7 +151,7 @@ var (
 // which it is.
 func (s *scanner) parseLine(line []byte, rec *rawRecord) (kind SkipKind, ok bool) {
 	rec.recordFields = recordFields{}
-	rec.judged.n, rec.agents.n = 0, 0
+	rec.judged.n, rec.agents.n, rec.credited.n = 0, 0, 0
 	s.reset(line)
 	switch s.peek() {
 	case 0:
@@ -183,9 +188,10 @@ func (s *scanner) parseLine(line []byte, rec *rawRecord) (kind SkipKind, ok bool
 
 // classify sets the outcome of a decision record and reports whether its
 // verdict and compliance make sense. A record with compliance counts as
-// it says (record version 2); one without (version 1) is derived from its
-// verdict and grace: a denial with grace true is grace, any other denial
-// a violation.
+// it says (record version 2), unless it calls a violation what one of its
+// readings allows (version 3); one without (version 1) is derived from
+// its verdict and grace: a denial with grace true is grace, any other
+// denial a violation.
 func (r *rawRecord) classify() bool {
 	var deny bool
 	switch {
@@ -210,6 +216,12 @@ func (r *rawRecord) classify() bool {
 		r.outcome = outAllowed
 		return !deny
 	case "violation":
+		// Record version 3 gives the verdicts of both conforming readings,
+		// and a violation needs both to deny: a record that says
+		// otherwise contradicts itself, and accuses no one.
+		if !denies(r.rfcVerdict, r.has&hasRFCVerdict != 0) || !denies(r.googleVerdict, r.has&hasGoogleVerdict != 0) {
+			return false
+		}
 		r.outcome = outViolation
 	case "grace":
 		r.outcome = outGrace
@@ -219,6 +231,12 @@ func (r *rawRecord) classify() bool {
 		return false
 	}
 	return deny
+}
+
+// denies reports whether a reading's verdict, when the record gives one,
+// is "deny".
+func denies(verdict []byte, given bool) bool {
+	return !given || bytes.Equal(verdict, verdictDeny)
 }
 
 // object reads the top-level object, keeping the fields of rawRecord.

@@ -94,8 +94,9 @@ type FetchStats struct {
 	Serves int64 `json:"serves"`
 	// Dropped counts the serves not kept, past MaxFetchKeys.
 	Dropped int64 `json:"dropped"`
-	// RowsPastIPs counts the rows with more client IPs than MaxClientIPs,
-	// whose links by IP may depend on the order the logs were read in.
+	// RowsPastIPs counts the rows with more clients than MaxClientIPs,
+	// whose links by client may depend on the order the logs were read
+	// in.
 	RowsPastIPs int `json:"rows_past_ips"`
 	// RowsPastTimes counts the rows whose ViolationsAfterFetch is a lower
 	// bound: more violations without a fetch on record than
@@ -126,9 +127,9 @@ type Crawler struct {
 	Agent string `json:"agent"`
 	// Identity is the outcome of the identity check of its records:
 	// IdentityVerified, IdentityUnverified, IdentityPending,
-	// IdentityForged (only in Report.Forgeries) or IdentityNone (the
-	// record had none: a client that claims no product token, or a record
-	// of version 1).
+	// IdentityUnconfirmed, IdentityForged (only in Report.Forgeries) or
+	// IdentityNone (the record had none: a client that claims no product
+	// token, a handler that verifies no one, or a record of version 1).
 	Identity string `json:"identity"`
 	// IdentityMethods are the methods that decided its identity
 	// (ip_ranges, reverse_dns, web_bot_auth).
@@ -159,26 +160,30 @@ type Crawler struct {
 	// ViolationRate is Violations / Requests.
 	ViolationRate float64 `json:"violation_rate"`
 	// FetchedRobots tells that the crawler is known to have fetched the
-	// site's robots.txt: a record said so, or a robots.txt serve links to
-	// it; FetchedLink says how ("token": the same product token; "ip": the
-	// same client IP; "" when a record said so without saying how), and
-	// FetchedBy is the earliest such fetch (zero when it had no time).
+	// site's robots.txt: a record, or a robots.txt serve, ties a fetch to
+	// it (see the package documentation, "Fetches"); FetchedLink says how
+	// ("client": the same client fetched it; "token": a fetch was credited
+	// to its product token, and its identity lets it count as its own),
+	// and FetchedBy is the earliest such fetch (zero when it had no time).
 	FetchedRobots bool      `json:"fetched_robots"`
 	FetchedLink   string    `json:"fetched_link,omitempty"`
 	FetchedBy     time.Time `json:"fetched_by,omitzero"`
 	// FetchUnknown tells that none of its records said whether it had
-	// fetched robots.txt (an older record schema), and no serve links to
-	// it.
+	// been served robots.txt (an older record schema), and no serve links
+	// to it.
 	FetchUnknown bool `json:"fetch_unknown,omitempty"`
 	// ViolationsAfterFetch counts the violations made after the crawler
-	// had fetched robots.txt: those whose record says it had been served
-	// robots.txt (served_robots, or agent_fetched_robots in older records),
-	// and those made at or after FetchedBy, a fetch that the serves of any
-	// log show.
+	// had fetched robots.txt: those whose record ties a fetch to it
+	// (served_robots with served_link "client", or "token" where its
+	// identity lets the token's fetch count; agent_fetched_robots in
+	// older records), and those made at or after FetchedBy, a fetch that
+	// the serves of any log show.
 	ViolationsAfterFetch int64 `json:"violations_after_fetch"`
 	afterFetchBound      bool  // ViolationsAfterFetch is a lower bound
-	// ClientIPs counts the client IPs of its records, up to MaxClientIPs;
-	// ClientIPsMore tells that there were more.
+	// ClientIPs counts the client IPs of its records' clients, of which
+	// it keeps MaxClientIPs (a client is an address, and for a row
+	// without a product token an address and a User-Agent);
+	// ClientIPsMore tells that there were more clients.
 	ClientIPs     int  `json:"client_ips"`
 	ClientIPsMore bool `json:"client_ips_more,omitempty"`
 	// FirstSeen and LastSeen are the times of its first and last record.

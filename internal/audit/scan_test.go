@@ -81,12 +81,13 @@ func TestParseLineFields(t *testing.T) {
 		{"verdict", string(r.verdict), "deny"},
 		{"robots_hash", string(r.hash), "088849e3edc5eed7"},
 		{"ts", string(r.ts), "1795294383.243052"},
+		{"user_agent", string(r.userAgent), "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"},
 	} {
 		if f.got != f.want {
 			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
 		}
 	}
-	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode {
+	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode|hasUserAgent {
 		t.Errorf("grace %v, fetched %v, has %b", r.grace, r.fetched, r.has)
 	}
 
@@ -102,8 +103,9 @@ func TestParseLineFields(t *testing.T) {
 
 // TestClassify checks what a decision record counts as: by compliance in
 // record version 2, by verdict and grace before; and that a compliance
-// the audit does not know, or one that contradicts the verdict, makes the
-// record invalid rather than a guess.
+// the audit does not know, or one that contradicts the verdict (or, for a
+// violation, either reading's verdict), makes the record invalid rather
+// than a guess.
 func TestClassify(t *testing.T) {
 	tests := []struct {
 		fields string // after logger and msg
@@ -133,6 +135,15 @@ func TestClassify(t *testing.T) {
 		{`"verdict":"deny","compliance":"maybe"`, 0, false},
 		{`"verdict":"deny","compliance":""`, 0, false},
 		{`"compliance":"violation"`, 0, false},
+		// Version 3: a violation needs both readings to deny; grace and
+		// protective denials are what one of them allows.
+		{`"verdict":"deny","compliance":"violation","rfc9309_verdict":"deny","google_verdict":"deny"`, outViolation, true},
+		{`"verdict":"deny","compliance":"violation","rfc9309_verdict":"deny","google_verdict":"allow"`, 0, false},
+		{`"verdict":"deny","compliance":"violation","rfc9309_verdict":"allow","google_verdict":"deny"`, 0, false},
+		{`"verdict":"deny","compliance":"violation","google_verdict":"allow"`, 0, false},
+		{`"verdict":"deny","compliance":"violation","rfc9309_verdict":""`, 0, false},
+		{`"verdict":"deny","compliance":"protective","rfc9309_verdict":"deny","google_verdict":"allow"`, outProtective, true},
+		{`"verdict":"deny","compliance":"grace","rfc9309_verdict":"allow","google_verdict":"allow"`, outGrace, true},
 	}
 	var s scanner
 	var r rawRecord
@@ -173,12 +184,21 @@ func TestParseLineV2(t *testing.T) {
 		t.Errorf("served_robots %v, outcome %v, has %b", r.servedRobots, r.outcome, r.has)
 	}
 
+	// Version 3: the tokens a serve is credited to, and its User-Agent.
+	const servedV3 = `{"ts":1795341600.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":3,"site":"https://www.example.com","user_agent":"Mozilla/5.0 (compatible; Googlebot/2.1)","agents":["Mozilla","Googlebot"],"credited_agents":["Googlebot"],"client_ip":"66.249.66.1","http_status":200}`
+	if _, ok := s.parseLine([]byte(servedV3), &r); !ok || !r.served {
+		t.Fatalf("version 3 serve not read: served %v", r.served)
+	}
+	if got := string(bytes.Join(r.credited.all(), []byte(","))); got != "Googlebot" || r.has&(hasCredited|hasUserAgent) != hasCredited|hasUserAgent || string(r.userAgent) != "Mozilla/5.0 (compatible; Googlebot/2.1)" {
+		t.Errorf("credited_agents %q, user_agent %q, has %b", got, r.userAgent, r.has)
+	}
+
 	const served = `{"ts":1795341608.1,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://www.example.com","agents":["Mozilla","AppleWebKit",7,{"x":["y"]},"Chrome"],"client_ip":"198.51.100.7","http_status":200}`
 	if _, ok := s.parseLine([]byte(served), &r); !ok || !r.served {
 		t.Fatalf("serve not read: served %v", r.served)
 	}
-	if got := string(bytes.Join(r.agents.all(), []byte(","))); got != "Mozilla,AppleWebKit,Chrome" || r.judged.n != 0 {
-		t.Errorf("agents %q (other values skipped), judged %d (reset)", got, r.judged.n)
+	if got := string(bytes.Join(r.agents.all(), []byte(","))); got != "Mozilla,AppleWebKit,Chrome" || r.judged.n != 0 || r.credited.n != 0 || r.has&hasCredited != 0 {
+		t.Errorf("agents %q (other values skipped), judged %d, credited %d (reset)", got, r.judged.n, r.credited.n)
 	}
 
 	// Strings past maxListItems are counted, not kept; an array of the

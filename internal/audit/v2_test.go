@@ -33,27 +33,29 @@ func TestV2Log(t *testing.T) {
 		ips                                                          int
 	}
 	wants := map[string]want{
-		// Fetched robots.txt (token), crawls /private/ in log mode and
-		// after the switch to enforce mode: one row.
-		"AhrefsBot (unverified) at http://localhost:8081": {3, 1, 2, 0, 0, 2, "yes (token)", "enforce+log", 1},
-		// Fetched robots.txt under a browser's User-Agent: linked by IP,
-		// by the serve line of instance b and by its own record there;
-		// both violations came after that fetch, though instance a's
-		// record did not know of it.
-		"ExampleBot (unverified) at https://www.example.com": {3, 1, 2, 0, 0, 2, "yes (ip)", "enforce", 1},
+		// Fetched robots.txt itself (client: the serve came from its
+		// address with its token), crawls /private/ in log mode and after
+		// the switch to enforce mode: one row.
+		"AhrefsBot (unverified) at http://localhost:8081": {3, 1, 2, 0, 0, 2, "yes (client)", "enforce+log", 1},
+		// A browser's User-Agent fetched robots.txt from its address: no
+		// fetch of its own, whatever instance b's record of version 2
+		// says ("ip"), so no violation after a fetch.
+		"ExampleBot (unverified) at https://www.example.com": {3, 1, 2, 0, 0, 0, "no", "enforce", 1},
 		// Never fetched robots.txt.
 		"CCBot (unverified) at https://www.example.com": {2, 0, 2, 0, 0, 0, "no", "enforce", 1},
 		// No product token claimed: no identity.
 		"(none) at https://www.example.com": {1, 0, 1, 0, 0, 0, "no", "enforce", 1},
 		// An alternate spelling denied only by the decoded reading.
-		"bingbot (verified) at https://www.example.com": {2, 1, 0, 1, 0, 0, "yes (token)", "enforce", 1},
-		"bingbot (pending) at https://www.example.com":  {1, 1, 0, 0, 0, 0, "yes (token)", "enforce", 1},
+		"bingbot (verified) at https://www.example.com": {2, 1, 0, 1, 0, 0, "yes (client)", "enforce", 1},
+		// From another address, not yet verified: a serve of version 2
+		// credits no token, and a pending claim could be anyone's.
+		"bingbot (pending) at https://www.example.com": {1, 1, 0, 0, 0, 0, "no", "enforce", 1},
 		// A denial the robots.txt it was served allows: grace.
-		"Googlebot (verified) at https://www.example.com": {2, 1, 0, 0, 1, 0, "yes (token)", "enforce", 1},
+		"Googlebot (verified) at https://www.example.com": {2, 1, 0, 0, 1, 0, "yes (client)", "enforce", 1},
 		// A fail-closed denial while robots.txt was unreachable.
 		"CCBot (unverified) at http://localhost:8081": {1, 0, 0, 1, 0, 0, "no", "log", 1},
 		// The real GPTBot: none of the forger's violations.
-		"GPTBot (verified) at https://www.example.com": {1, 1, 0, 0, 0, 0, "yes (token)", "enforce", 1},
+		"GPTBot (verified) at https://www.example.com": {1, 1, 0, 0, 0, 0, "yes (client)", "enforce", 1},
 	}
 	got := map[string]want{}
 	var order []string
@@ -88,9 +90,8 @@ func TestV2Log(t *testing.T) {
 	if pairText(&f) != "forged GPTBot at https://www.example.com" || f.Requests != 3 || f.Violations != 2 || f.ClientIPs != 2 || f.FetchedRobots {
 		t.Errorf("forged GPTBot: %+v", f)
 	}
-	ex := r.Crawlers[1]
-	if ex.FetchedBy.IsZero() || !ex.FetchedBy.Before(ex.FirstSeen) {
-		t.Errorf("ExampleBot fetched by %v, first seen %v: want the browser fetch before", ex.FetchedBy, ex.FirstSeen)
+	if ex := r.Crawlers[1]; !ex.FetchedBy.IsZero() || ex.FetchUnknown || ex.FetchedLink != "" {
+		t.Errorf("ExampleBot fetched by %v (%q), unknown %v: want no fetch, known", ex.FetchedBy, ex.FetchedLink, ex.FetchUnknown)
 	}
 	if g := r.Crawlers[6]; len(g.JudgedVersions) != 0 || len(g.RobotsVersions) != 2 || len(g.IdentityMethods) != 1 || g.IdentityMethods[0] != "ip_ranges" {
 		t.Errorf("Googlebot: versions %v, judged %v, methods %v", g.RobotsVersions, g.JudgedVersions, g.IdentityMethods)
@@ -117,10 +118,16 @@ func TestV2Golden(t *testing.T) {
 }
 
 // TestOrderIndependence checks that the report of the two instances' logs
-// is the same whichever is read first, and when their lines are shuffled
-// into one stream, or split across several: records may come in any
-// order, interleaved in time.
+// (of record version 2, and of version 3) is the same whichever is read
+// first, and when their lines are shuffled into one stream, or split
+// across several: records may come in any order, interleaved in time.
 func TestOrderIndependence(t *testing.T) {
+	for _, logs := range [][]string{v2Logs, v3Logs} {
+		t.Run(logs[0], func(t *testing.T) { orderIndependence(t, logs) })
+	}
+}
+
+func orderIndependence(t *testing.T, logs []string) {
 	report := func(inputs ...[]byte) string {
 		a := New(Options{})
 		for i, in := range inputs {
@@ -138,7 +145,7 @@ func TestOrderIndependence(t *testing.T) {
 	}
 	var lines []string
 	var files [][]byte
-	for _, name := range v2Logs {
+	for _, name := range logs {
 		b, err := os.ReadFile(filepath.Join(testdataDir, name))
 		if err != nil {
 			t.Fatal(err)
