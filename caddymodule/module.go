@@ -264,6 +264,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.state, err = h.loadState(storage); err != nil {
 		return err
 	}
+	if up := h.state.upstream; up != nil {
+		m := h.metrics
+		h.sites.fetcherFor = func(sr *siteRoute) enforce.Fetcher { return countingFetcher{siteFetcher{up, sr}, m} }
+	}
 	if h.state.store != nil {
 		h.metrics.gauges.addStore(h.state.store)
 	}
@@ -333,7 +337,8 @@ func (h *Handler) buildSource(st *sharedState) error {
 			cfg.Scheme = "http"
 		}
 	} else {
-		cfg.Fetcher = &upstreamFetcher{external: external, logger: st.log}
+		st.upstream = &upstreamFetcher{external: external, logger: st.log}
+		cfg.Fetcher = st.upstream
 	}
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}
 	store, err := enforce.NewStore(cfg)

@@ -61,7 +61,7 @@ func (h *Handler) judgeRequest(r *http.Request, next caddyhttp.Handler) *enforce
 		h.warnRewritten(sent.path, r.URL.Path)
 	}
 	if sr, ok := h.sites.site(r, next); ok {
-		req.Site, req.Via = sr.key, sr
+		req.Site, req.Via = sr.key, sr.fetcher
 	}
 	return h.judge.Judge(r.Context(), &req)
 }

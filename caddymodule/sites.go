@@ -33,6 +33,10 @@ type siteRoute struct {
 	// robots.txt, learnt from its internal request: where the site's
 	// origin is, for the same redirects.
 	origin atomic.Pointer[string]
+	// fetcher fetches the site's robots.txt through the route (a
+	// siteFetcher, counted), for the Store to keep; nil for sources that
+	// fetch none through the route.
+	fetcher enforce.Fetcher
 	// retired is the handler's: set when its configuration is replaced,
 	// after which its route must not be used (a new handler gives the
 	// site its own route with the site's next request).
@@ -61,6 +65,9 @@ const maxCachedHost = enforce.MaxHostNameLength + 7
 type siteCache struct {
 	hosts   *otter.Cache[siteHost, *siteRoute]
 	retired *atomic.Bool
+	// fetcherFor makes the fetcher a new site's robots.txt is fetched
+	// through (upstream source); nil for a source that fetches none.
+	fetcherFor func(*siteRoute) enforce.Fetcher
 }
 
 // siteHost is a Host header as a client sent it, and whether over TLS.
@@ -105,6 +112,9 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 		if k != caddyhttp.ClientIPVarKey && k != caddyhttp.TrustedProxyVarKey {
 			sr.vars[k] = v
 		}
+	}
+	if c.fetcherFor != nil {
+		sr.fetcher = c.fetcherFor(sr)
 	}
 	if len(r.Host) > maxCachedHost {
 		return sr, true // not kept: a Host this long would name no site

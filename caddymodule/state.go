@@ -29,9 +29,10 @@ var states = caddy.NewUsagePool()
 // sharedState is the part of a handler that outlives config reloads.
 type sharedState struct {
 	source    enforce.Source
-	store     *enforce.Store  // source, when it is a Store (upstream and url sources)
-	served    *enforce.Served // who was served which robots.txt
-	transport *http.Transport // closes its idle connections with the state
+	store     *enforce.Store   // source, when it is a Store (upstream and url sources)
+	upstream  *upstreamFetcher // the upstream source's fetcher, bound to each site's route by siteFetcher
+	served    *enforce.Served  // who was served which robots.txt
+	transport *http.Transport  // closes its idle connections with the state
 	// logger is the newest handler's, which the source's change reports
 	// (StoreConfig.OnChange) are written to.
 	logger atomic.Pointer[zap.Logger]

@@ -20,9 +20,11 @@ import (
 // route the handler guards: an internal GET sent to the next handler, so
 // that it works the same before reverse_proxy to any origin, before
 // file_server, or before respond. A redirect to another site goes over the
-// network instead (RFC 9309 §2.3.1.2 follows redirects across hosts). The
-// route comes with each fetch (enforce.FetchData): the site's own, given
-// by the newest handler that served it.
+// network instead (RFC 9309 §2.3.1.2 follows redirects across hosts). Each
+// site fetches through a siteFetcher bound to its route, which the Store
+// keeps with the site (enforce.Store.SnapshotWith): the site's own, given
+// by the newest handler that served it. As the Store's own Fetcher, for a
+// fetch without a route, it refuses.
 type upstreamFetcher struct {
 	external enforce.Fetcher
 	logger   func() *zap.Logger
@@ -35,30 +37,35 @@ type internalKey struct{}
 // that was replaced: the site's next request brings the new one.
 var errRouteRetired = errors.New("the route of a replaced configuration; waiting for the new one")
 
-// Fetch implements enforce.Fetcher.
+// Fetch implements enforce.Fetcher for a fetch without a route: never
+// fetched blind, since without the route's variables file_server would
+// answer 404, which reads as "no rules".
 func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
-	sr, _ := enforce.FetchData(ctx).(*siteRoute)
+	return enforce.Response{}, errors.New("internal robots.txt request: no route for the site")
+}
+
+// siteFetcher fetches one site's robots.txt through its route.
+type siteFetcher struct {
+	up *upstreamFetcher
+	sr *siteRoute
+}
+
+// Fetch implements enforce.Fetcher.
+func (f siteFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
+	sr := f.sr
 	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(enforce.URLHost(origin), enforce.URLHost(rawURL)) {
 		// A redirect to another host: over the network, where the site
 		// itself is (see dialPolicy).
-		p := &dialPolicy{}
-		if sr != nil {
-			p.site = sr.local
-			if o := sr.origin.Load(); o != nil {
-				p.origin = *o
-			}
+		p := &dialPolicy{site: sr.local}
+		if o := sr.origin.Load(); o != nil {
+			p.origin = *o
 		}
-		return f.external.Fetch(withDialPolicy(ctx, p), rawURL, limit)
+		return f.up.external.Fetch(withDialPolicy(ctx, p), rawURL, limit)
 	}
-	switch {
-	case sr == nil:
-		// Never fetched blind: without the route's variables file_server
-		// would answer 404, which reads as "no rules".
-		return enforce.Response{}, errors.New("internal robots.txt request: no route for the site")
-	case sr.retired.Load():
+	if sr.retired.Load() {
 		return enforce.Response{}, errRouteRetired
 	}
-	return f.serveInternal(ctx, sr, rawURL, limit)
+	return f.up.serveInternal(ctx, sr, rawURL, limit)
 }
 
 // serveInternal sends the internal request through sr. A handler of the

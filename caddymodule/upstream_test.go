@@ -62,7 +62,7 @@ func unitSite(t *testing.T, next caddyhttp.Handler, r *http.Request) *siteRoute 
 
 // unitFetch fetches url as a Store's fetch of sr's site does.
 func unitFetch(ctx context.Context, f *upstreamFetcher, sr *siteRoute, url string, limit int) (enforce.Response, error) {
-	return f.Fetch(enforce.WithFetchData(ctx, sr), url, limit)
+	return siteFetcher{f, sr}.Fetch(ctx, url, limit)
 }
 
 // unitClientRequest is a client's request for host as the handlers before
@@ -314,7 +314,7 @@ func TestUpstreamFetchRedirects(t *testing.T) {
 			}
 			t.Cleanup(func() { store.Close() })
 
-			snap := store.SnapshotWith(context.Background(), sr.key, sr)
+			snap := store.SnapshotWith(context.Background(), sr.key, siteFetcher{f, sr})
 			if snap.Robots == nil {
 				t.Fatalf("snapshot %+v: no rules", snap)
 			}

@@ -37,10 +37,9 @@ type Request struct {
 	// Site is the origin whose robots.txt applies (see SiteKey); "" when
 	// the request names none, which a Store refuses (RefusalInvalidHost).
 	Site string
-	// Via is what a Store fetches the site's robots.txt with, the first
-	// time it sees the site (see Store.SnapshotWith); nil for other
-	// sources.
-	Via any
+	// Via is what a Store fetches the site's robots.txt with (see
+	// Store.SnapshotWith); nil for other sources.
+	Via Fetcher
 	// ClientIP is the client's address, as the server resolved it behind
 	// trusted proxies; RemoteIP the connection's peer.
 	ClientIP, RemoteIP string

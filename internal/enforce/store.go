@@ -58,7 +58,7 @@ type hostEntry struct {
 	evicted  atomic.Bool              // no longer in the table: it never fetches again
 	lastUsed atomic.Int64             // Unix seconds of the latest request
 	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
-	data     atomic.Pointer[siteData] // what the caller gave for its fetches, if anything
+	via      atomic.Pointer[siteVia]  // the fetcher the caller gave for its fetches, if any
 	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
 }
 
@@ -80,8 +80,8 @@ func (e *hostEntry) use(now time.Time) (first, news bool) {
 	return true, n&(n-1) == 0 && n <= 2*maxWarmth || last/day != sec/day
 }
 
-// siteData holds a caller's value for a host's fetches (see SnapshotWith).
-type siteData struct{ v any }
+// siteVia holds a caller's fetcher for a host's fetches (see SnapshotWith).
+type siteVia struct{ f Fetcher }
 
 // NewStore returns a Store, or an error saying what in cfg is invalid.
 func NewStore(cfg StoreConfig) (*Store, error) {
@@ -122,43 +122,24 @@ func (s *Store) Snapshot(ctx context.Context, host string) *Snapshot {
 	return s.snapshotAt(ctx, host, s.cfg.Now(), nil)
 }
 
-// SnapshotWith is Snapshot for a caller whose Fetcher needs something from
-// the request to fetch the host's robots.txt: data, which the host's
-// fetches from now on find with FetchData. A Fetcher that sends the
-// request through a server's own route needs that route, say, and what
+// SnapshotWith is Snapshot for a caller that fetches each host's
+// robots.txt its own way: via, which the host's fetches use from now on
+// in place of StoreConfig.Fetcher. A fetcher that sends the request
+// through a server's own route is bound to that route, say, and to what
 // the route's earlier handlers set for the request. The host keeps the
-// data given last, and a host added for a request has its data from the
-// start, so that its first fetch is never made without it; data replaced
-// after a failed fetch is tried at once, since it may succeed where the
-// old failed. data must be comparable (a pointer): passing the same value
-// again costs nothing.
-func (s *Store) SnapshotWith(ctx context.Context, host string, data any) *Snapshot {
-	return s.snapshotAt(ctx, host, s.cfg.Now(), data)
+// fetcher given last, and a host added for a request has its fetcher
+// from the start, so that its first fetch is never made without it; a
+// fetcher replaced after a failed fetch is tried at once, since it may
+// succeed where the old failed. via must be comparable (a pointer, or a
+// struct of pointers): passing the same one again costs nothing. A nil
+// via is Snapshot.
+func (s *Store) SnapshotWith(ctx context.Context, host string, via Fetcher) *Snapshot {
+	return s.snapshotAt(ctx, host, s.cfg.Now(), via)
 }
 
-// FetchData returns, in a Fetcher's context, the data the host's fetch
-// was given with SnapshotWith; nil outside a Store's fetch or when there
-// is none.
-func FetchData(ctx context.Context) any {
-	d, _ := ctx.Value(fetchDataKey{}).(*siteData)
-	if d == nil {
-		return nil
-	}
-	return d.v
-}
-
-type fetchDataKey struct{}
-
-// WithFetchData returns ctx carrying data as a Store's fetch carries what
-// SnapshotWith was given: for Fetchers that call other Fetchers, and their
-// tests.
-func WithFetchData(ctx context.Context, data any) context.Context {
-	return context.WithValue(ctx, fetchDataKey{}, &siteData{data})
-}
-
-func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data any) *Snapshot {
+func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, via Fetcher) *Snapshot {
 	key := strings.ToLower(host)
-	e, err := s.entry(key, now, data)
+	e, err := s.entry(key, now, via)
 	if err != nil {
 		return s.life.undefined(key, now, err)
 	}
@@ -173,9 +154,9 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, data
 		}
 	}
 	retry := false
-	if data != nil {
-		if d := e.data.Load(); d == nil || d.v != data {
-			e.data.Store(&siteData{data})
+	if via != nil {
+		if d := e.via.Load(); d == nil || d.f != via {
+			e.via.Store(&siteVia{via})
 			retry = d != nil
 		}
 	}
@@ -261,10 +242,11 @@ func (s *Store) fetch(e *hostEntry) {
 		}
 	}()
 	ctx, cancel := context.WithTimeout(s.stopped, s.cfg.FetchTimeout)
-	if d := e.data.Load(); d != nil {
-		ctx = context.WithValue(ctx, fetchDataKey{}, d)
+	fetcher := s.cfg.Fetcher
+	if d := e.via.Load(); d != nil {
+		fetcher = d.f
 	}
-	o := fetchRobots(ctx, s.cfg.Fetcher, e.url, s.life.maxSize+1)
+	o := fetchRobots(ctx, fetcher, e.url, s.life.maxSize+1)
 	cancel()
 	prev := e.snap.Load()
 	first := prev == nil

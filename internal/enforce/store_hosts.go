@@ -105,13 +105,13 @@ func (l *lifecycle) undefined(source string, now time.Time, err error) *Snapshot
 }
 
 // entry returns the entry of host key, adding it and starting its first
-// fetch when there is none, data its first fetch's (see SnapshotWith). It
+// fetch when there is none, via its first fetch's fetcher (see SnapshotWith). It
 // refuses a key that names no site, a new host over the budget of first
 // fetches or while as many fetches as MaxHosts are in flight, and any new
 // host once the store is closed. Adding a host past MaxHosts makes the
 // table forget the one least likely to be asked for again (see
 // store_table.go).
-func (s *Store) entry(key string, now time.Time, data any) (*hostEntry, error) {
+func (s *Store) entry(key string, now time.Time, via Fetcher) (*hostEntry, error) {
 	if e, ok := s.hosts.get(key); ok {
 		return e, nil
 	}
@@ -139,8 +139,8 @@ func (s *Store) entry(key string, now time.Time, data any) (*hostEntry, error) {
 		return nil, refuse(RefusalHostBudget, "%s: more than %d new hosts in %v", u, s.cfg.NewHosts, s.cfg.NewHostsPer)
 	}
 	e := &hostEntry{host: key, url: u, ready: make(chan struct{})}
-	if data != nil {
-		e.data.Store(&siteData{data})
+	if via != nil {
+		e.via.Store(&siteVia{via})
 	}
 	e.lastUsed.Store(now.Unix())
 	e.uses.Store(1)

@@ -59,70 +59,68 @@ func TestStoreRefusesInvalidHost(t *testing.T) {
 	}
 }
 
-// The data given with SnapshotWith reaches every fetch of the host, its
-// first included, whatever evictions happen meanwhile; data replaced
+// The fetcher given with SnapshotWith makes every fetch of the host, its
+// first included, whatever evictions happen meanwhile; a fetcher replaced
 // after a failure is tried at once.
-func TestStoreSnapshotWithData(t *testing.T) {
+func TestStoreSnapshotWithFetcher(t *testing.T) {
 	clock := newManualClock()
-	type route struct{ name string }
-	seen := make(chan any, 16)
-	f := newScriptFetcher(func(ctx context.Context, url string) (Response, error) {
-		d := FetchData(ctx)
-		seen <- d
-		if r, _ := d.(*route); r == nil || r.name == "old" {
-			return Response{}, fmt.Errorf("no route")
-		}
-		return reply(200, "User-agent: *\nDisallow: /x\n").resp, nil
-	})
-	s := newTestStore(t, f, clock, nil)
-	old, cur := &route{"old"}, &route{"new"}
-	snap := s.SnapshotWith(t.Context(), "a.example", old)
-	if got := <-seen; got != any(old) || snap.Failures != 1 {
-		t.Fatalf("first fetch had data %v, failures %d; want the old route, 1 failure", got, snap.Failures)
+	seen := make(chan string, 16)
+	route := func(name string) *scriptFetcher {
+		return newScriptFetcher(func(ctx context.Context, url string) (Response, error) {
+			seen <- name
+			if name == "old" {
+				return Response{}, fmt.Errorf("no route")
+			}
+			return reply(200, "User-agent: *\nDisallow: /x\n").resp, nil
+		})
 	}
-	// The same data again: nothing happens.
+	def := route("default")
+	s := newTestStore(t, def, clock, nil)
+	old, cur := route("old"), route("new")
+	snap := s.SnapshotWith(t.Context(), "a.example", old)
+	if got := <-seen; got != "old" || snap.Failures != 1 {
+		t.Fatalf("first fetch by %s, failures %d; want the old route's, 1 failure", got, snap.Failures)
+	}
+	// The same fetcher again: nothing happens.
 	s.SnapshotWith(t.Context(), "a.example", old)
 	settle(t, s, "a.example")
-	if f.calls.Load() != 1 {
-		t.Fatalf("%d fetches after the same data, want 1", f.calls.Load())
+	if old.calls.Load() != 1 {
+		t.Fatalf("%d fetches after the same fetcher, want 1", old.calls.Load())
 	}
-	// New data after a failure: fetched again at once, with it.
+	// A new fetcher after a failure: fetched again at once, with it.
 	s.SnapshotWith(t.Context(), "a.example", cur)
-	if got := <-seen; got != any(cur) {
-		t.Fatalf("refetch had data %v, want the new route", got)
+	if got := <-seen; got != "new" {
+		t.Fatalf("refetch by %s, want the new route's", got)
 	}
 	settle(t, s, "a.example")
 	if snap := s.Snapshot(t.Context(), "a.example"); snap.Robots == nil {
 		t.Errorf("after the new route: %v, want the file", snap.Access)
 	}
-	if FetchData(t.Context()) != nil {
-		t.Error("FetchData outside a fetch is not nil")
+	if def.calls.Load() != 0 {
+		t.Errorf("the store's own fetcher made %d fetches of a site given its own, want none", def.calls.Load())
 	}
 }
 
 // Past MaxHosts, eviction passes over a host whose first fetch is in
-// flight: it can neither lose its data nor be fetched twice.
+// flight: it can neither lose its fetcher nor be fetched twice.
 func TestStoreEvictionSparesPendingFirstFetch(t *testing.T) {
 	clock := newManualClock()
 	release := make(chan struct{})
-	f := newScriptFetcher(func(ctx context.Context, url string) (Response, error) {
-		if strings.Contains(url, "slow.example") {
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return Response{}, ctx.Err()
-			}
-			if FetchData(ctx) == nil {
-				return reply(404, "").resp, nil // the route's variables lost: "no rules"
-			}
-			return reply(200, "User-agent: *\nDisallow: /\n").resp, nil
+	// The store's own fetcher answers "no rules", as a route without its
+	// variables would; the slow site's own fetcher has the file.
+	f := newScriptFetcher(serve(404, ""))
+	slow := newScriptFetcher(func(ctx context.Context, url string) (Response, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return Response{}, ctx.Err()
 		}
-		return reply(404, "").resp, nil
+		return reply(200, "User-agent: *\nDisallow: /\n").resp, nil
 	})
 	s := newTestStore(t, f, clock, func(c *StoreConfig) { c.MaxHosts = 2; c.NewHosts = 1000 })
 	done := make(chan *Snapshot)
-	go func() { done <- s.SnapshotWith(context.Background(), "slow.example", &struct{ v int }{1}) }()
-	for f.calls.Load() < 1 {
+	go func() { done <- s.SnapshotWith(context.Background(), "slow.example", slow) }()
+	for slow.calls.Load() < 1 {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range 50 {
@@ -137,8 +135,8 @@ func TestStoreEvictionSparesPendingFirstFetch(t *testing.T) {
 	if snap.Robots == nil || snap.Robots.Allowed("GPTBot", "/secret") {
 		t.Errorf("first fetch after the flood: %v; want the file that disallows /", snap.Access)
 	}
-	if n := f.calls.Load(); n > 51 {
-		t.Errorf("%d fetches, want at most one per host", n)
+	if n, m := f.calls.Load(), slow.calls.Load(); n > 50 || m != 1 {
+		t.Errorf("%d fetches of the flood and %d of the slow site, want at most one per host", n, m)
 	}
 }
 
