@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,8 +60,8 @@ var benchRequests = []struct {
 	{"crawler-allowed", benchCrawlerUA, "/blog/2026/11/robots-enforce.html?ref=home", http.StatusOK},
 	// An Allow line decides: the rule and its line are set too.
 	{"crawler-allow-rule", benchCrawlerUA, "/private/press/2026-11.html", http.StatusOK},
-	// A Disallow line decides: the error return, Caddy's error handling
-	// and the compliance record.
+	// A Disallow line decides: the 403 and the compliance record, written
+	// to a file.
 	{"crawler-denied", benchCrawlerUA, "/private/drafts/plan.html", http.StatusForbidden},
 	{"browser", benchBrowserUA, "/blog/2026/11/robots-enforce.html?ref=home", http.StatusOK},
 }
@@ -189,7 +190,11 @@ type benchKey struct {
 func benchLoad(b *testing.B) map[benchKey]*caddyhttp.Server {
 	b.Helper()
 	var cf strings.Builder
-	cf.WriteString("{\n\tadmin off\n\tpersist_config off\n\tlog {\n\t\toutput discard\n\t}\n}\n")
+	// Compliance records go to a file, as in production: a denial pays
+	// for its record, encoded and written (allowed requests write none).
+	fmt.Fprintf(&cf, "{\n\tadmin off\n\tpersist_config off\n\tlog {\n\t\toutput discard\n\t}\n"+
+		"\tlog robots {\n\t\toutput file %s\n\t\tformat json\n\t\tinclude http.handlers.robots_enforce\n\t}\n}\n",
+		filepath.Join(b.TempDir(), "robots.log"))
 	ports := make(map[string]benchKey)
 	for _, src := range benchSources {
 		for _, variant := range benchVariants {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
@@ -20,6 +21,26 @@ type decisionFacts struct {
 	key      factsKey
 	provider caddy.ReplacerFunc
 	counter  prometheus.Counter
+	// access are the fields the decision adds to the request's access
+	// log entry.
+	access accessFields
+}
+
+// accessFields are a decision's fields in the access log, written inline
+// (zap.Inline) as robots_verdict, robots_reason, robots_agent and
+// robots_rule_line.
+type accessFields struct {
+	verdict, reason, agent string
+	ruleLine               int
+}
+
+// MarshalLogObject implements zapcore.ObjectMarshaler.
+func (a *accessFields) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("robots_verdict", a.verdict)
+	enc.AddString("robots_reason", a.reason)
+	enc.AddString("robots_agent", a.agent)
+	enc.AddInt("robots_rule_line", a.ruleLine)
+	return nil
 }
 
 // factsKey is what decisionFacts depend on: the verdict, its reason, the
@@ -120,5 +141,6 @@ func (h *Handler) newFacts(key factsKey) *decisionFacts {
 	return &decisionFacts{
 		provider: vals.replace,
 		counter:  h.metrics.series(key.allowed, key.reason, key.agent, h.Mode),
+		access:   accessFields{verdict: vals.verdict, reason: vals.reason, agent: key.agent, ruleLine: key.ruleLine},
 	}
 }

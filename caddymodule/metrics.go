@@ -30,6 +30,9 @@ type metrics struct {
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
 	claimSeries [6][4]prometheus.Counter
+	// denialSeries are the denials' series, by mode (enforce, log) and
+	// compliance, resolved once for the same reason.
+	denialSeries [2][4]prometheus.Counter
 }
 
 // metricsName names the collectors in the usage pool of states: they are
@@ -88,6 +91,11 @@ func newCollectors() *metrics {
 		gauges: newStateGauges(),
 	}
 	m.resolveClaimSeries()
+	for i, mode := range [2]string{"enforce", "log"} {
+		for c := range m.denialSeries[i] {
+			m.denialSeries[i][c] = m.denials.WithLabelValues(mode, enforce.Compliance(c).String())
+		}
+	}
 	return m
 }
 
@@ -141,6 +149,10 @@ func (m *metrics) countFetch(status int, err error) {
 
 // countDenial counts a denial by its compliance.
 func (m *metrics) countDenial(mode string, c enforce.Compliance) {
+	if i := b2i(mode == "log"); int(c) < len(m.denialSeries[i]) {
+		m.denialSeries[i][c].Inc()
+		return
+	}
 	m.denials.WithLabelValues(mode, c.String()).Inc()
 }
 

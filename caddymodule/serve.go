@@ -26,7 +26,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	switch {
 	case jd.Deny:
 		defer jd.Release()
-		return h.deny(w, jd)
+		return h.deny(w, r, jd)
 	case jd.RobotsTxt:
 		defer jd.Release()
 		return h.serveRobotsTxt(w, r, next, jd)
@@ -108,14 +108,22 @@ func sentRequestOf(r *http.Request) sentRequest {
 	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr, target, readable}
 }
 
-// deny answers a denied request: with the body option's text, or with an
-// error for Caddy's error handling (handle_errors).
-func (h *Handler) deny(w http.ResponseWriter, jd *enforce.Judgement) error {
+// deny answers a denied request: with the body option's text; with an
+// error for Caddy's error handling when the server has handle_errors
+// routes, which operators use to style their pages; else with the status
+// alone, as Caddy's error handling would answer it, without building an
+// error, its trace and its place in the request for nobody to read.
+func (h *Handler) deny(w http.ResponseWriter, r *http.Request, jd *enforce.Judgement) error {
 	if len(h.denyBody) > 0 {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(h.Status)
 		_, err := w.Write(h.denyBody)
 		return err
+	}
+	if srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); srv != nil &&
+		(srv.Errors == nil || len(srv.Errors.Routes) == 0) {
+		w.WriteHeader(h.Status)
+		return nil
 	}
 	return caddyhttp.Error(h.Status, fmt.Errorf("robots.txt disallows %s for %q (%s)", jd.Path, jd.Token, jd.Reason))
 }
@@ -140,15 +148,15 @@ func (h *Handler) publish(r *http.Request, jd *enforce.Judgement) {
 			repl.Map(f.provider)
 		}
 		f.counter.Inc()
+		if jd.Record {
+			h.record(r, jd, f)
+		}
 	}
 	if repl != nil && jd.Usage.Found() {
 		repl.Set(phContentUsage, jd.Usage.String())
 	}
 	if jd.Identity.Outcome != verify.None {
 		h.metrics.countClaim(jd.Identity)
-	}
-	if jd.Record {
-		h.record(r, jd)
 	}
 }
 

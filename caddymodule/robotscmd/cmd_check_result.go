@@ -3,6 +3,7 @@ package robotscmd
 import (
 	"io"
 	"net/netip"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -36,8 +37,9 @@ func newCheckResult(target string, jd *enforce.Judgement) checkResult {
 		r.dec.Path = string([]byte(jd.Path))
 	}
 	jd.FillRecord(&r.rec)
-	r.rec.UserAgent = jd.Request().UserAgent // whole: check prints what it was given
-	r.rec.RobotsFetchedAt = time.Time{}      // when check read it: says nothing of the file
+	r.rec.JudgedVersions = slices.Clone(r.rec.JudgedVersions) // the judgement's memory goes back to its pool
+	r.rec.UserAgent = jd.Request().UserAgent                  // whole: check prints what it was given
+	r.rec.RobotsFetchedAt = time.Time{}                       // when check read it: says nothing of the file
 	return r
 }
 

@@ -69,6 +69,12 @@ type Evidence struct {
 	// newest first, and Link how it was tied to them.
 	Served []ServedVersion
 	Link   ServedLink
+
+	// Room for Versions, Served and the versions in force, so that the
+	// evidence of a denial, kept in a pooled Judgement, allocates nothing.
+	names   [MaxVersions + MaxServedVersions]string
+	served  [MaxServedVersions]ServedVersion
+	inForce [MaxVersions]*Snapshot
 }
 
 // assess judges a decision for its record (see Compliance): dec was made
@@ -103,6 +109,9 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Tim
 		ev.GoogleAllowed = ev.GoogleAllowed || google
 	}
 	ev.Assessed = true
+	if ev.Versions == nil {
+		ev.Versions = ev.names[:0]
+	}
 	if len(ev.Served) > 0 {
 		for _, sv := range ev.Served {
 			if slices.Contains(ev.Versions, sv.Hash) {
@@ -119,7 +128,7 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Tim
 			}
 		}
 	} else {
-		for _, v := range dec.Snapshot.VersionsAt(now) {
+		for _, v := range dec.Snapshot.AppendVersionsAt(ev.inForce[:0], now) {
 			if name := v.VersionName(); !slices.Contains(ev.Versions, name) {
 				ev.Versions = append(ev.Versions, name)
 				judge(v)

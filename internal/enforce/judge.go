@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -91,6 +92,7 @@ type Judgement struct {
 	req     Request
 	judge   *Judge
 	rd, alt Readings
+	rec     record.Decision // see RecordContent
 }
 
 // Judge judges req. ctx bounds the first fetch of a site's robots.txt,
@@ -165,7 +167,8 @@ func (j *Judge) gatherEvidence(jd *Judgement) {
 	}
 	if j.cfg.Served != nil {
 		a := Asker{Token: jd.Token, Credited: jd.credited(), ClientIP: req.ClientIP, UserAgent: req.UserAgent}
-		jd.Evidence.Served, jd.Evidence.Link = j.cfg.Served.Lookup(req.Site, &a, now)
+		ev := &jd.Evidence
+		ev.Served, ev.Link = j.cfg.Served.AppendLookup(ev.served[:0], req.Site, &a, now)
 	}
 	j.decider.assess(&jd.Evidence, &jd.Decision, req, now)
 }

@@ -7,9 +7,17 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
-// FillRecord fills rec with the compliance record of the judgement (see
-// package record), as the handler writes it and "caddy robots check"
-// prints it.
+// RecordContent returns the compliance record of the judgement (see
+// package record), as the handler writes it, in the Judgement's own
+// memory: valid until Release.
+func (jd *Judgement) RecordContent() *record.Decision {
+	jd.FillRecord(&jd.rec)
+	return &jd.rec
+}
+
+// FillRecord fills rec with the compliance record of the judgement, as
+// the handler writes it and "caddy robots check" prints it. Its lists
+// share the Judgement's memory: copy them to keep them past Release.
 func (jd *Judgement) FillRecord(rec *record.Decision) {
 	req, ev := &jd.req, &jd.Evidence
 	*rec = record.Decision{

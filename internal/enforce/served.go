@@ -238,40 +238,50 @@ type Asker struct {
 // tied to them: under its token when a is credited with it, else as the
 // same client.
 func (s *Served) Lookup(site string, a *Asker, now time.Time) ([]ServedVersion, ServedLink) {
+	return s.AppendLookup(nil, site, a, now)
+}
+
+// AppendLookup is Lookup appending the versions to dst, for a caller that
+// keeps the room: a record's evidence, on every denial.
+func (s *Served) AppendLookup(dst []ServedVersion, site string, a *Asker, now time.Time) ([]ServedVersion, ServedLink) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	start := len(dst)
 	if a.Token != "" && a.Credited && len(a.Token) <= maxServedToken {
-		if vs := s.recentLocked(servedKey{site, servedToken, strings.ToLower(a.Token)}, now); len(vs) > 0 {
-			return vs, LinkToken
+		if dst = s.appendRecentLocked(dst, servedKey{site, servedToken, strings.ToLower(a.Token)}, now); len(dst) > start {
+			return dst, LinkToken
 		}
 	}
 	if a.ClientIP == "" {
-		return nil, LinkNone
+		return dst, LinkNone
 	}
 	k := servedKey{site, servedClient, clientName(a.ClientIP, a.Token)}
 	if a.Token == "" {
 		k = servedKey{site, servedAgent, agentName(a.ClientIP, a.UserAgent)}
 	}
-	if vs := s.recentLocked(k, now); len(vs) > 0 {
-		return vs, LinkClient
+	if dst = s.appendRecentLocked(dst, k, now); len(dst) > start {
+		return dst, LinkClient
 	}
-	return nil, LinkNone
+	return dst, LinkNone
 }
 
-func (s *Served) recentLocked(k servedKey, now time.Time) []ServedVersion {
+// appendRecentLocked appends k's versions served within GraceWindow before
+// now, newest first.
+func (s *Served) appendRecentLocked(out []ServedVersion, k servedKey, now time.Time) []ServedVersion {
 	p := s.pairs[k]
 	if p == nil || k.name == "" {
-		return nil
+		return out
 	}
-	var out []ServedVersion
+	start := len(out)
 	for _, v := range p.v[:p.n] {
 		if age := now.Sub(v.At); age >= 0 && age <= GraceWindow {
 			out = append(out, v)
 		}
 	}
-	for i := 1; i < len(out); i++ { // newest first; a handful at most
-		for j := i; j > 0 && out[j].At.After(out[j-1].At); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	vs := out[start:]
+	for i := 1; i < len(vs); i++ { // newest first; a handful at most
+		for j := i; j > 0 && vs[j].At.After(vs[j-1].At); j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
 		}
 	}
 	return out

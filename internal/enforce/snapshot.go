@@ -171,22 +171,31 @@ const MaxVersions = 16
 // newest first, each once (see sameVersion): a version that was in force
 // twice is one version, and its newest place stands.
 func (s *Snapshot) VersionsAt(t time.Time) []*Snapshot {
-	vs := make([]*Snapshot, 1, 1+len(s.Earlier))
-	vs[0] = s
+	return s.AppendVersionsAt(make([]*Snapshot, 0, 1+len(s.Earlier)), t)
+}
+
+// AppendVersionsAt is VersionsAt appending to dst, for a caller that
+// keeps the room: a record's evidence, on every denial.
+func (s *Snapshot) AppendVersionsAt(dst []*Snapshot, t time.Time) []*Snapshot {
+	start := len(dst)
+	dst = append(dst, s)
 	for _, e := range s.Earlier {
-		if t.Sub(e.ReplacedAt) < GraceWindow && !slices.ContainsFunc(vs, e.sameVersion) {
-			vs = append(vs, e)
+		if t.Sub(e.ReplacedAt) < GraceWindow && !slices.ContainsFunc(dst[start:], e.sameVersion) {
+			dst = append(dst, e)
 		}
 	}
-	return vs
+	return dst
 }
 
 // Version returns the version named hash among those in force within the
 // GraceWindow before t (see VersionsAt), or nil.
 func (s *Snapshot) Version(hash string, t time.Time) *Snapshot {
-	for _, v := range s.VersionsAt(t) {
-		if v.VersionName() == hash {
-			return v
+	if s.VersionName() == hash {
+		return s
+	}
+	for _, e := range s.Earlier {
+		if t.Sub(e.ReplacedAt) < GraceWindow && e.VersionName() == hash {
+			return e
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // A Decision is the content of a compliance record (MsgDecision), as the
@@ -54,7 +55,7 @@ func (d *Decision) Fields(fs []zap.Field) []zap.Field {
 		zap.Int(RuleLine, d.RuleLine),
 		zap.String(Compliance, d.Compliance),
 		zap.Bool(Grace, d.Compliance == GraceValue),
-		zap.Strings(JudgedVersions, d.JudgedVersions),
+		zap.Array(JudgedVersions, (*stringArray)(&d.JudgedVersions)),
 	)
 	if d.Assessed {
 		fs = append(fs, zap.String(RFC9309Verdict, d.RFC9309Verdict), zap.String(GoogleVerdict, d.GoogleVerdict))
@@ -115,6 +116,18 @@ func (s *Served) Fields(fs []zap.Field) []zap.Field {
 		fs = append(fs, zap.String(RobotsHash, s.RobotsHash))
 	}
 	return fs
+}
+
+// stringArray marshals a list of strings; as a pointer to the list, it
+// takes no allocation to pass as a field, where zap.Strings takes one.
+type stringArray []string
+
+// MarshalLogArray implements zapcore.ArrayMarshaler.
+func (a *stringArray) MarshalLogArray(enc zapcore.ArrayEncoder) error {
+	for _, s := range *a {
+		enc.AppendString(s)
+	}
+	return nil
 }
 
 func cut(s string, n int) string {
