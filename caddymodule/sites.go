@@ -33,6 +33,9 @@ type siteRoute struct {
 	// robots.txt, learnt from its internal request: where the site's
 	// origin is, for the same redirects.
 	origin atomic.Pointer[string]
+	// hits counts the site's uses, of which every usesPerCount-th is
+	// recorded in the cache's policy.
+	hits atomic.Uint32
 	// fetcher fetches the site's robots.txt through the route (a
 	// siteFetcher, counted), for the Store to keep; nil for sources that
 	// fetch none through the route.
@@ -70,6 +73,10 @@ type siteCache struct {
 	fetcherFor func(*siteRoute) enforce.Fetcher
 }
 
+// usesPerCount is how many of a cached site's uses count as one in the
+// cache's policy (see site).
+const usesPerCount = 16
+
 // siteHost is a Host header as a client sent it, and whether over TLS.
 type siteHost struct {
 	host string
@@ -97,8 +104,14 @@ func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 // cost one lookup and no allocation.
 func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, bool) {
 	h := siteHost{host: r.Host, tls: r.TLS != nil}
-	if sr, ok := c.hosts.GetIfPresent(h); ok {
-		return sr, true
+	if en, ok := c.hosts.GetEntryQuietly(h); ok {
+		// The cache's policy learns of one use in usesPerCount: recording
+		// each costs a busy site's every request the policy's bookkeeping,
+		// and the frequency it keeps needs no more than a sample.
+		if en.Value.hits.Add(1)%usesPerCount == 1 {
+			c.hosts.GetIfPresent(h)
+		}
+		return en.Value, true
 	}
 	local := localAddr(r)
 	key, ok := siteKey(r, local)
