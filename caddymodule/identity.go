@@ -135,6 +135,13 @@ func (s *sharedVerifier) Verify(token string, addr netip.Addr, r *http.Request) 
 // HasMethod implements enforce.Identity.
 func (s *sharedVerifier) HasMethod(token string) bool { return s.v.HasMethod(token) }
 
+// ListedTokens implements enforce.Identity, starting the verifier's
+// background work with the first question.
+func (s *sharedVerifier) ListedTokens(addr netip.Addr) []string {
+	s.start()
+	return s.v.ListedTokens(addr)
+}
+
 // Destruct implements caddy.Destructor.
 func (s *sharedVerifier) Destruct() error { return s.v.Close() }
 

@@ -305,6 +305,13 @@ func (w *waitingIdentity) Verify(token string, addr netip.Addr, _ *http.Request)
 // HasMethod implements enforce.Identity.
 func (w *waitingIdentity) HasMethod(token string) bool { return w.claims.v.HasMethod(token) }
 
+// ListedTokens implements enforce.Identity, once the range lists are in
+// (or the wait is over).
+func (w *waitingIdentity) ListedTokens(addr netip.Addr) []string {
+	w.claims.loaded(w.ctx)
+	return w.claims.v.ListedTokens(addr)
+}
+
 // checkSource reads the robots.txt of --robots through the source the
 // handler would use for it: a FileSource for a file, a Store with a fixed
 // URL for a URL, with the key the judgement asks it for, and the snapshot

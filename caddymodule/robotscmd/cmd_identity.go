@@ -191,6 +191,13 @@ func (c *claimChecker) prestart(token string, addrs []netip.Addr) {
 	}
 }
 
+// loaded starts the verifier and waits until its range lists are in, or
+// failed, or ctx is done.
+func (c *claimChecker) loaded(ctx context.Context) {
+	c.v.Start()
+	_ = c.v.WaitLists(ctx)
+}
+
 // check verifies the claim that addr is token, waiting for the answer
 // until ctx is done.
 func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr) claimResult {

@@ -40,6 +40,10 @@ const (
 	// header, and its unread rest could name any crawler: the client is
 	// held to the "*" group as a crawler.
 	AutomatedTooLong
+	// AutomatedRanges: the header names no crawler a group names, but the
+	// client's address is in a crawler operator's published range list
+	// (JudgeConfig.Undeclared): an undeclared crawler.
+	AutomatedRanges
 )
 
 var automationNames = [...]string{
@@ -51,11 +55,12 @@ var automationNames = [...]string{
 	AutomatedShape:       "shape",
 	AutomatedLink:        "link",
 	AutomatedTooLong:     "user_agent_too_long",
+	AutomatedRanges:      "ip_ranges",
 }
 
 // String returns a stable name for logs: "none", "no_user_agent",
-// "catalogue", "keyword", "parser", "shape", "link" or
-// "user_agent_too_long".
+// "catalogue", "keyword", "parser", "shape", "link",
+// "user_agent_too_long" or "ip_ranges".
 func (a Automation) String() string {
 	if int(a) < len(automationNames) {
 		return automationNames[a]

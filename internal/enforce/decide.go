@@ -79,6 +79,9 @@ type Decision struct {
 	// Named reports that a group naming the client's product token bound
 	// it (Token names it).
 	Named bool
+	// Undeclared reports that the client's header named no crawler a group
+	// names, and its address proved one (see decideUndeclared).
+	Undeclared bool
 	// Bound reports that robots.txt binds the client: a group names it,
 	// or the WildcardPolicy holds it to the "*" group (and to complete
 	// disallow when no robots.txt can be had). Decisions about clients
@@ -180,12 +183,12 @@ func (d *Decider) DecideInto(dec *Decision, snap *Snapshot, req *Request, rd *Re
 // decide fills dec, a zero Decision, with the decision on req.
 func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decision) {
 	built := !req.Unreadable && rd.Build(req.Target)
-	d.decideBuilt(snap, req, rd, built, dec)
+	d.decideBuilt(snap, req, dec, rd, built)
 }
 
 // decideBuilt is decide for readings already built from req's target:
 // built reports that Build succeeded.
-func (d *Decider) decideBuilt(snap *Snapshot, req *Request, rd *Readings, built bool, dec *Decision) {
+func (d *Decider) decideBuilt(snap *Snapshot, req *Request, dec *Decision, rd *Readings, built bool) {
 	dec.Allowed, dec.Snapshot = true, snap
 	if !req.Unreadable {
 		if !built {

@@ -18,6 +18,12 @@ type Identity interface {
 	// HasMethod reports whether any method can decide a claim of token:
 	// a token without one can be claimed by anyone, and proves nothing.
 	HasMethod(token string) bool
+	// ListedTokens returns the product tokens whose published range lists
+	// hold addr, nil when none do; the caller must not modify the slice.
+	// It is asked for every client whose header names no crawler a group
+	// names (JudgeConfig.Undeclared), browsers included: one prefix
+	// lookup, no allocation.
+	ListedTokens(addr netip.Addr) []string
 }
 
 // ForgedPolicy says what a client that fails to prove its claim gets.

@@ -36,6 +36,15 @@ type JudgeConfig struct {
 	// Enforce denies what is disallowed; otherwise it only records it
 	// (log mode).
 	Enforce bool
+	// Undeclared judges a client whose header names no crawler a group
+	// names, but whose address is in a crawler's published range list, as
+	// that crawler (see decideUndeclared). It needs Identity.
+	Undeclared bool
+	// Violators, with Escalation, escalate a crawler once it is recorded
+	// with a violation, for EscalationFor (DefaultEscalation when 0).
+	Violators     *Violators
+	Escalation    EscalationMode
+	EscalationFor time.Duration
 }
 
 // A Judge makes the whole judgement of a request, in one call: which
@@ -83,8 +92,13 @@ type Judgement struct {
 	// then what it was judged against.
 	Record   bool
 	Evidence Evidence
-	// Deny says the request is to be refused (enforce mode).
+	// Deny says the request is to be refused: enforce mode, or an
+	// escalated crawler.
 	Deny bool
+	// Escalation is the escalation in force for the crawler, nil when
+	// none; Escalated says this request's violation began one.
+	Escalation *Escalation
+	Escalated  bool
 	// RobotsTxt says the request asks for /robots.txt, which always
 	// passes: see NoteServed.
 	RobotsTxt bool
@@ -93,6 +107,10 @@ type Judgement struct {
 	judge   *Judge
 	rd, alt Readings
 	rec     record.Decision // see RecordContent
+	// listed are the tokens an undeclared crawler's address proves, and
+	// built whether rd holds the target's readings.
+	listed []string
+	built  bool
 }
 
 // Judge judges req. ctx bounds the first fetch of a site's robots.txt,
@@ -101,12 +119,13 @@ type Judgement struct {
 func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 	jd := j.pool.Get().(*Judgement)
 	jd.Decision, jd.Identity, jd.Usage, jd.Evidence = Decision{}, verify.Result{}, rules.Usage{}, Evidence{}
-	jd.Record, jd.Deny, jd.RobotsTxt = false, false, false
+	jd.Record, jd.Deny, jd.RobotsTxt, jd.Escalation, jd.Escalated, jd.listed = false, false, false, nil, false, nil
 	jd.req, jd.judge = *req, j
 	req = &jd.req
 	req.Forged = ""
 
 	built := !req.Unreadable && jd.rd.Build(req.Target)
+	jd.built = built
 	if built && isRobotsTxtPath(jd.rd.Path()) && !hasRewriteHeader(req.Header) {
 		// Always allowed (RFC 9309 §2.2.2), whoever asks: no robots.txt
 		// is needed to say so.
@@ -116,11 +135,18 @@ func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 		}
 		return jd
 	}
-	j.decider.decideBuilt(j.snapshot(ctx, req), req, &jd.rd, built, &jd.Decision)
+	j.decider.decideBuilt(j.snapshot(ctx, req), req, &jd.Decision, &jd.rd, built)
 	jd.RobotsTxt = jd.Reason == ReasonRobotsTxt
+	named := jd.Named
 	j.identify(jd, req, &jd.Decision, &jd.rd)
+	if !named && j.cfg.Undeclared {
+		j.undeclared(jd, req)
+	}
 	if jd.Allowed && hasRewriteHeader(req.Header) {
 		j.judgeRewrites(jd, req)
+	}
+	if j.cfg.Escalation != EscalateOff && jd.Bound && !jd.RobotsTxt {
+		j.escalation(jd, req)
 	}
 	if j.cfg.Usage && !jd.RobotsTxt {
 		jd.Usage = usageOf(&jd.Decision)
@@ -128,9 +154,31 @@ func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 	if jd.Bound && (!jd.Allowed || j.cfg.LogAllowed) {
 		jd.Record = true
 		j.gatherEvidence(jd)
+		j.escalate(jd, req)
 	}
-	jd.Deny = !jd.Allowed && j.cfg.Enforce
+	jd.Deny = !jd.Allowed && (j.cfg.Enforce || jd.Escalation != nil)
 	return jd
+}
+
+// undeclared judges a client whose header named no crawler a group names
+// as the crawlers its address proves, if it proves any (see
+// decideUndeclared); its identity is then verified by their range lists.
+func (j *Judge) undeclared(jd *Judgement, req *Request) {
+	switch jd.Reason {
+	case ReasonAllowListed, ReasonNoPath, ReasonRobotsTxt:
+		return // the operator's own clients, and what no rule applies to
+	}
+	if j.cfg.Identity == nil {
+		return
+	}
+	addr, _ := netip.ParseAddr(req.ClientIP)
+	toks := j.cfg.Identity.ListedTokens(addr)
+	if len(toks) == 0 {
+		return
+	}
+	jd.listed = toks
+	j.decider.decideUndeclared(&jd.Decision, jd.Snapshot, req, &jd.rd, jd.built, toks)
+	jd.Identity = verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
 }
 
 // Release gives the Judgement's memory back for other requests.
@@ -160,11 +208,7 @@ func (j *Judge) snapshot(ctx context.Context, req *Request) *Snapshot {
 // against it.
 func (j *Judge) gatherEvidence(jd *Judgement) {
 	req := &jd.req
-	now := req.Now
-	if now.IsZero() {
-		now = time.Now()
-		req.Now = now
-	}
+	now := j.now(req)
 	if j.cfg.Served != nil {
 		a := Asker{Token: jd.Token, Credited: jd.credited(), ClientIP: req.ClientIP, UserAgent: req.UserAgent}
 		ev := &jd.Evidence

@@ -58,10 +58,14 @@ func (jd *Judgement) FillRecord(rec *record.Decision) {
 }
 
 // BotClass says how robots.txt saw the client, as records write it:
+// "undeclared" for a crawler its address proved (see decideUndeclared),
 // "named" when a group names it, else its class ("crawler", "automated",
 // "browser"), by which the wildcard policy held it to the "*" group or
 // not.
 func (dec *Decision) BotClass() string {
+	if dec.Undeclared {
+		return "undeclared"
+	}
 	if dec.Named {
 		return "named"
 	}

@@ -41,9 +41,13 @@ const (
 	// ReasonForged: the client claimed a product token it failed to prove,
 	// and the caller refuses such clients outright. Decide never gives it.
 	ReasonForged
+	// ReasonEscalated: the crawler was recorded with a violation, and the
+	// operator blocks such crawlers for a while (EscalateBlock): a request
+	// its group allows is denied all the same. Decide never gives it.
+	ReasonEscalated
 
 	// NumReasons is the number of reasons: they run from 0 to NumReasons-1.
-	NumReasons = int(ReasonForged) + 1
+	NumReasons = int(ReasonEscalated) + 1
 )
 
 var decisionReasonNames = [...]string{
@@ -60,6 +64,7 @@ var decisionReasonNames = [...]string{
 	ReasonInvalidHost:      "invalid_host",
 	ReasonHostBudget:       "host_budget",
 	ReasonForged:           "forged",
+	ReasonEscalated:        "escalated",
 }
 
 // String returns the reason's stable name, as used in compliance records.

@@ -38,9 +38,14 @@ func (j *Judge) judgeRewrites(jd *Judgement, req *Request) {
 			areq := Request{Target: alt, Unreadable: !readable, UserAgent: req.UserAgent, Forged: req.Forged,
 				ClientIP: req.ClientIP, HTTP: req.HTTP}
 			var dec Decision
-			j.decider.DecideInto(&dec, jd.Snapshot, &areq, &jd.alt)
-			j.identify(jd, &areq, &dec, &jd.alt)
-			req.Forged = areq.Forged // a claim proved or not holds for the rest
+			if jd.listed != nil { // an undeclared crawler, whatever the target
+				built := readable && jd.alt.Build(alt)
+				j.decider.decideUndeclared(&dec, jd.Snapshot, &areq, &jd.alt, built, jd.listed)
+			} else {
+				j.decider.DecideInto(&dec, jd.Snapshot, &areq, &jd.alt)
+				j.identify(jd, &areq, &dec, &jd.alt)
+				req.Forged = areq.Forged // a claim proved or not holds for the rest
+			}
 			if !dec.Allowed {
 				path := jd.Path
 				jd.Decision = dec

@@ -46,6 +46,8 @@ type listState struct {
 	isFile bool
 	tokens []*tokenEntry
 	cur    atomic.Pointer[listCopy]
+	// tried is set once a fetch of the list has ended, well or not.
+	tried atomic.Bool
 }
 
 // listCopy is one loaded version of a list.
@@ -87,6 +89,7 @@ func (v *Verifier) setList(l *listState, c *listCopy) {
 	for _, e := range l.tokens {
 		v.rebuildToken(e)
 	}
+	v.rebuildListed()
 	v.rangeMu.Unlock()
 	v.emit(Event{Kind: EventListLoaded, List: l.name, URL: l.source, Tokens: l.tokenNames(), Prefixes: len(c.prefixes)})
 	v.broadcast()
@@ -178,6 +181,7 @@ func (v *Verifier) refreshList(ctx context.Context, l *listState) error {
 			now := v.cfg.Now()
 			v.setList(l, &listCopy{prefixes: rl.Prefixes, fetched: now, creation: rl.CreationTime})
 			v.store(ctx, l, body, now)
+			l.tried.Store(true)
 			return nil
 		}
 	}
@@ -186,6 +190,8 @@ func (v *Verifier) refreshList(ctx context.Context, l *listState) error {
 	}
 	err = fmt.Errorf("range list %s (%s): %w", l.name, l.source, err)
 	v.emit(Event{Kind: EventListFailed, List: l.name, URL: l.source, Tokens: l.tokenNames(), Err: err})
+	l.tried.Store(true)
+	v.broadcast()
 	return err
 }
 

@@ -25,6 +25,8 @@ type Verifier struct {
 
 	rangeMu  sync.Mutex // serializes rebuilds of token range tables
 	fetchSem chan struct{}
+	// listed answers ListedTokens, rebuilt with the token tables.
+	listed atomic.Pointer[listedTable]
 
 	dns      *dnsCache
 	dnsLimit *tokenBucket
@@ -302,6 +304,29 @@ func (v *Verifier) VerifyNow(ctx context.Context, token string, addr netip.Addr)
 		case <-ch:
 		case <-ctx.Done():
 			return res, fmt.Errorf("verify %s %s: %w", token, addr, ctx.Err())
+		}
+	}
+}
+
+// WaitLists waits until every range list has loaded, or been tried and
+// failed, or ctx is done. Start must have been called. It is meant for a
+// command line, as VerifyNow is.
+func (v *Verifier) WaitLists(ctx context.Context) error {
+	for {
+		v.notifyMu.Lock()
+		ch := v.notify
+		v.notifyMu.Unlock()
+		settled := true
+		for _, l := range v.lists {
+			settled = settled && (l.cur.Load() != nil || l.tried.Load())
+		}
+		if settled {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
