@@ -90,7 +90,7 @@ func BenchmarkVerifyWebBotAuth(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			clear(v.wba.cache.m)
+			v.wba.cache.reset()
 			v.Verify("TestBot", addr, r)
 		}
 	})
