@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // maxDirectoryKeys bounds the keys read from one directory: the webbotauth
@@ -157,7 +159,7 @@ func parsePinnedKeys(body []byte) (map[string]dirKey, error) {
 
 // jsonErrorAt adds the line and column (1-based, in octets) of a JSON
 // syntax or type error: the decoder's offset counts the octets read, the
-// offending one included.
+// offending one included. A type error is said in JSON's terms, not Go's.
 func jsonErrorAt(body []byte, err error) error {
 	var off int64
 	var syn *json.SyntaxError
@@ -167,6 +169,11 @@ func jsonErrorAt(body []byte, err error) error {
 		off = syn.Offset
 	case errors.As(err, &typ):
 		off = typ.Offset
+		if typ.Field == "" {
+			err = errors.New(`not a JWK Set: want {"keys": [...]}`)
+		} else {
+			err = fmt.Errorf("%q is %s %s, want %s", typ.Field, article(typ.Value), typ.Value, jsonKind(typ.Type.Kind()))
+		}
 	}
 	if off < 1 || off > int64(len(body)) {
 		return err
@@ -180,6 +187,28 @@ func jsonErrorAt(body []byte, err error) error {
 		}
 	}
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// jsonKind names the JSON value a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // thumbprintEd25519 is the JWK SHA-256 thumbprint (RFC 7638 §3) of an

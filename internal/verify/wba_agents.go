@@ -148,3 +148,11 @@ func signedAgent(si sigInput, field []string) (string, bool) {
 	}
 	return "", false
 }
+
+// AgentOrigin checks that s is an https origin (no path, query or
+// fragment), as a Signature-Agent member of the directory type must be,
+// and returns it normalized as the verifier keys agents: lower-case, no
+// default port, no trailing slash.
+func AgentOrigin(s string) (string, error) {
+	return agentOrigin(s)
+}
