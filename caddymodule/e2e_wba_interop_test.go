@@ -14,8 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddyserver/caddy/v2"
 )
 
 // Interop with the signer most Web Bot Auth agents use: Cloudflare's npm
@@ -131,22 +134,10 @@ func e2eEd25519JWK(t *testing.T) (private map[string]string, set []byte) {
 	return map[string]string{"kty": "OKP", "crv": "Ed25519", "x": x, "d": base64.RawURLEncoding.EncodeToString(priv.Seed())}, set
 }
 
-// TestE2EWebBotAuthInterop sends requests signed by Cloudflare's
-// web-bot-auth 0.1.3 through a real Caddy that names the agent
-// https://agent.example for ExampleAgent and pins its key from a JWKS
-// file. A signature that verifies makes the claim verified, and the
-// request is judged by ExampleAgent's group (which allows /private/);
-// every other claim of the token is forged and judged by "*" (which
-// disallows it), and the compliance record says which.
-func TestE2EWebBotAuthInterop(t *testing.T) {
-	signer := e2eWBASigner(t)
-	key, jwks := e2eEd25519JWK(t)
-	otherKey, _ := e2eEd25519JWK(t)
-	keys := filepath.Join(t.TempDir(), "agent-jwks.json")
-	if err := os.WriteFile(keys, jwks, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := e2eStart(t, 1, `
+// e2eWBASite names the agent https://agent.example for ExampleAgent, with
+// its keys pinned from <KEYS>; ExampleAgent's group allows /private/,
+// the "*" group does not.
+const e2eWBASite = `
 http://:<PORT0> {
 	bind 127.0.0.1
 	robots_enforce {
@@ -168,7 +159,24 @@ http://:<PORT0> {
 	}
 	respond "page {path}"
 }
-`, map[string]string{"<KEYS>": filepath.ToSlash(keys)})
+`
+
+// TestE2EWebBotAuthInterop sends requests signed by Cloudflare's
+// web-bot-auth 0.1.3 through a real Caddy that names the agent
+// https://agent.example for ExampleAgent and pins its key from a JWKS
+// file. A signature that verifies makes the claim verified, and the
+// request is judged by ExampleAgent's group (which allows /private/);
+// every other claim of the token is forged and judged by "*" (which
+// disallows it), and the compliance record says which.
+func TestE2EWebBotAuthInterop(t *testing.T) {
+	signer := e2eWBASigner(t)
+	key, jwks := e2eEd25519JWK(t)
+	otherKey, _ := e2eEd25519JWK(t)
+	keys := filepath.Join(t.TempDir(), "agent-jwks.json")
+	if err := os.WriteFile(keys, jwks, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := e2eStart(t, 1, e2eWBASite, map[string]string{"<KEYS>": filepath.ToSlash(keys)})
 	base := "http://" + c.addr(0)
 	now := time.Now().Unix()
 	legacy := map[string]string{"Signature-Agent": `"https://agent.example"`}
@@ -261,4 +269,78 @@ func e2eRecordOf(c *e2eCaddy, uri string) (e2eRecord, error) {
 		return nil, errors.New("no compliance record of " + uri)
 	}
 	return found, nil
+}
+
+// e2eGoSign signs a GET of path to authority with key, covering
+// @authority and the legacy Signature-Agent string, as the draft's
+// vectors do: a signature base written out here by hand (RFC 9421 §2.5),
+// not by the package under test.
+func e2eGoSign(key ed25519.PrivateKey, authority, keyid string, now int64) http.Header {
+	params := `("@authority" "signature-agent");created=` + strconv.FormatInt(now-5, 10) +
+		`;expires=` + strconv.FormatInt(now+300, 10) + `;keyid="` + keyid + `";tag="web-bot-auth"`
+	base := `"@authority": ` + authority + "\n" +
+		`"signature-agent": "https://agent.example"` + "\n" +
+		`"@signature-params": ` + params
+	return http.Header{
+		"Signature-Agent": {`"https://agent.example"`},
+		"Signature-Input": {"sig1=" + params},
+		"Signature":       {"sig1=:" + base64.StdEncoding.EncodeToString(ed25519.Sign(key, []byte(base))) + ":"},
+	}
+}
+
+// e2eGoKey returns a key pair, its RFC 7638 thumbprint, and a JWK Set of
+// its public key.
+func e2eGoKey(t *testing.T) (ed25519.PrivateKey, string, []byte) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := base64.RawURLEncoding.EncodeToString(pub)
+	sum := sha256.Sum256([]byte(`{"crv":"Ed25519","kty":"OKP","x":"` + x + `"}`))
+	kid := base64.RawURLEncoding.EncodeToString(sum[:])
+	return priv, kid, []byte(`{"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "` + kid + `", "x": "` + x + `"}]}`)
+}
+
+// Pinned keys are read when the configuration is loaded, and again on a
+// reload when the file changed: the agent's new key verifies and the old
+// one no longer does. A file that no longer reads fails the load, naming
+// the file and where its JSON breaks, and the running configuration keeps
+// serving.
+func TestE2EWebBotAuthPinnedKeysReload(t *testing.T) {
+	key1, kid1, set1 := e2eGoKey(t)
+	key2, kid2, set2 := e2eGoKey(t)
+	keys := filepath.Join(t.TempDir(), "agent-jwks.json")
+	if err := os.WriteFile(keys, set1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := e2eStart(t, 1, e2eWBASite, map[string]string{"<KEYS>": filepath.ToSlash(keys)})
+	get := func(key ed25519.PrivateKey, kid string) int {
+		return c.getWith(0, "", "/private/page", e2eWBAUserAgent, e2eGoSign(key, c.addr(0), kid, time.Now().Unix())).status
+	}
+	if s1, s2 := get(key1, kid1), get(key2, kid2); s1 != http.StatusOK || s2 != http.StatusForbidden {
+		t.Errorf("keys file holds key 1: key 1 got %d, key 2 got %d; want 200 and 403", s1, s2)
+	}
+	if err := os.WriteFile(keys, set2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.load(e2eWBASite)
+	if !e2eEventually(func() bool { return get(key2, kid2) == http.StatusOK }) {
+		t.Error("after the keys file changed and a reload, key 2 was never verified")
+	}
+	if s := get(key1, kid1); s != http.StatusForbidden {
+		t.Errorf("after the reload, key 1 (no longer pinned) got %d, want 403", s)
+	}
+
+	adapted := c.adapt(e2eWBASite)
+	if err := os.WriteFile(keys, []byte("{\"keys\": [\n  {\"kty\": \"OKP\",]}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := caddy.Load(adapted, true)
+	if err == nil || !strings.Contains(err.Error(), "keys file "+keys+": line 2, column 17") {
+		t.Errorf("loading with a malformed keys file: %v, want an error naming the file and the line", err)
+	}
+	if s := get(key2, kid2); s != http.StatusOK {
+		t.Errorf("after the failed load, key 2 got %d, want 200 from the configuration still running", s)
+	}
 }
