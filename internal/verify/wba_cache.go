@@ -64,13 +64,6 @@ func (c *sigCache) slot(sig string) *atomic.Pointer[sigEntry] {
 	return &c.slots[maphash.String(c.seed, sig)&(sigCacheSize-1)]
 }
 
-// reset forgets every signature.
-func (c *sigCache) reset() {
-	for i := range c.slots {
-		c.slots[i].Store(nil)
-	}
-}
-
 // cachedVerified reports whether r carries a signature that verified for
 // e and still holds at now (Unix seconds). in and ag are r's
 // Signature-Input and Signature-Agent field lines.
