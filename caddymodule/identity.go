@@ -29,9 +29,10 @@ type Verify struct {
 	// Off turns verification off: every claim is taken as made.
 	Off bool `json:"off,omitempty"`
 	// Builtin is "on" (the default) or "off": whether the built-in
-	// published range lists and reverse DNS domains are used. Off, only
-	// those configured here are: for servers that must not reach the
-	// crawler operators' sites, or that keep their own copies.
+	// published range lists, reverse DNS domains and Web Bot Auth
+	// signature agents are used. Off, only those configured here are: for
+	// servers that must not reach the crawler operators' sites, or that
+	// keep their own copies.
 	Builtin string `json:"builtin,omitempty"`
 	// IPRanges replace the built-in published range lists of the tokens
 	// they name with the operator's own (a file path or an http(s) URL,
@@ -274,6 +275,7 @@ func (cfg *Verify) VerifierConfig() verify.Config {
 		WebBotAuth:          cfg.WebBotAuth != "off",
 		NoBuiltinLists:      cfg.Builtin == "off",
 		NoBuiltinReverseDNS: cfg.Builtin == "off",
+		NoBuiltinAgents:     cfg.Builtin == "off",
 	}
 	for _, r := range cfg.IPRanges {
 		vc.RangeOverrides = append(vc.RangeOverrides, verify.RangeOverride{Token: r.Token, Source: r.Source})

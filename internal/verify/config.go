@@ -67,6 +67,9 @@ type Config struct {
 	// carries no signature naming one of its agents is Forged by Web Bot
 	// Auth (the operator who names a token's agent says that it signs).
 	SignatureAgents map[string][]string
+	// NoBuiltinAgents turns off the built-in signature agents: only
+	// SignatureAgents are known, so no directory but theirs is fetched.
+	NoBuiltinAgents bool
 	// AgentKeys pins the keys of agents named in SignatureAgents: origin →
 	// path of a local file holding them in the key directory's format (a
 	// JWK Set of Ed25519 keys, see CheckKeyFile). New reads each file, and

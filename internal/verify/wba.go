@@ -57,6 +57,9 @@ func newWBAState(v *Verifier) (*wbaState, error) {
 		return nil
 	}
 	for _, a := range builtinAgents {
+		if v.cfg.NoBuiltinAgents {
+			break
+		}
 		if err := add(a.Origin, a.Tokens, a.SignsAll); err != nil {
 			return nil, err
 		}

@@ -162,6 +162,11 @@ func TestMustSign(t *testing.T) {
 		return r
 	}
 	builtin := newTestVerifier(t, Config{WebBotAuth: true, HTTPClient: d.client(), Now: clock.Now})
+	noBuiltin := newTestVerifier(t, Config{WebBotAuth: true, HTTPClient: d.client(), Now: clock.Now, NoBuiltinAgents: true})
+	if noBuiltin.HasMethod("Google-Agent") || !builtin.HasMethod("Google-Agent") || !builtin.HasMethod("ChatGPT-User") {
+		t.Errorf("HasMethod(Google-Agent) = %v with the built-in agents off, %v on; want false, true",
+			noBuiltin.HasMethod("Google-Agent"), builtin.HasMethod("Google-Agent"))
+	}
 	configured := newTestVerifier(t, Config{WebBotAuth: true, HTTPClient: d.client(), Now: clock.Now,
 		SignatureAgents: map[string][]string{"https://agent.bot.goog": {"Google-Agent"}, "https://my-agent.test": {"MyBot"}}})
 	for _, tt := range []struct {
