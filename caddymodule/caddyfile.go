@@ -53,6 +53,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        ip_ranges    <token> <file|url>
 //	        reverse_dns  <token> <domain-suffix>...
 //	        web_bot_auth on|off
+//	        web_bot_auth [on] {
+//	            agent <token> <https-origin> [keys <jwks-file>]
+//	        }
 //	        forged       wildcard|deny|ignore
 //	        pending      claimed|wildcard
 //	        resolver     <host:port>
@@ -61,9 +64,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // wildcard also reads bots, as automated. Each subdirective is given at
 // most once, but for allow_agents, and ip_ranges and reverse_dns within
-// verify, which add to what the earlier lines gave; the mode is given
-// either as the directive's argument or as mode. A second one is an error
-// that names both lines, rather than a silent choice of one.
+// verify, and agent within web_bot_auth, which add to what the earlier
+// lines gave; the mode is given either as the directive's argument or as
+// mode. A second one is an error that names both lines, rather than a
+// silent choice of one. A web_bot_auth block turns Web Bot Auth on; each
+// agent line names a token's signature agent (one origin may speak for
+// several tokens), with, after keys, a local file pinning its keys.
 //
 // The inline text is best a heredoc (<<END ... END); a quoted string works
 // when it holds real line breaks, since the Caddyfile does not read escapes
@@ -261,7 +267,11 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 				v.ReverseDNS = make(map[string][]string)
 			}
 			v.ReverseDNS[args[0]] = append(v.ReverseDNS[args[0]], args[1:]...)
-		case "builtin", "web_bot_auth", "forged", "pending", "resolver":
+		case "web_bot_auth":
+			if err := parseWebBotAuth(d, v); err != nil {
+				return err
+			}
+		case "builtin", "forged", "pending", "resolver":
 			var val string
 			if !d.Args(&val) || d.NextArg() {
 				return d.ArgErr()
@@ -269,8 +279,6 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 			switch opt {
 			case "builtin":
 				v.Builtin = val
-			case "web_bot_auth":
-				v.WebBotAuth = val
 			case "forged":
 				v.Forged = val
 			case "pending":
@@ -284,6 +292,45 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 	}
 	if errs := v.validate(); len(errs) > 0 {
 		return d.Errf("%v", errs[0])
+	}
+	return nil
+}
+
+// parseWebBotAuth reads "web_bot_auth on|off", or "web_bot_auth [on]"
+// with a block of "agent <token> <https-origin> [keys <jwks-file>]"
+// lines, each checked as it is read so that an error names its line.
+func parseWebBotAuth(d *caddyfile.Dispenser, v *Verify) error {
+	args := d.RemainingArgs()
+	if len(args) > 1 {
+		return d.ArgErr()
+	}
+	if len(args) == 1 {
+		v.WebBotAuth = args[0]
+	}
+	block := false
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		block = true
+		if d.Val() != "agent" {
+			return d.Errf("verify web_bot_auth: unrecognized subdirective %q", d.Val())
+		}
+		a := d.RemainingArgs()
+		switch {
+		case len(a) == 2:
+			v.SignatureAgents = append(v.SignatureAgents, SignatureAgent{Token: a[0], Origin: a[1]})
+		case len(a) == 4 && a[2] == "keys":
+			v.SignatureAgents = append(v.SignatureAgents, SignatureAgent{Token: a[0], Origin: a[1], Keys: a[3]})
+		default:
+			return d.Errf("verify web_bot_auth agent: want <token> <https-origin> [keys <jwks-file>]")
+		}
+		if err := v.checkAgent(len(v.SignatureAgents) - 1); err != nil {
+			return d.Errf("%v", err)
+		}
+	}
+	switch {
+	case !block && len(args) == 0:
+		return d.Errf("verify web_bot_auth: want on, off, or a block of agent lines")
+	case block && v.WebBotAuth == "off":
+		return d.Errf("verify web_bot_auth off: a block of agents needs it on; leave off out")
 	}
 	return nil
 }

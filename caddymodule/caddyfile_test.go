@@ -204,6 +204,29 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}},
 		},
 		{
+			name: "verify web_bot_auth, a block of agents",
+			input: `robots_enforce {
+	verify {
+		web_bot_auth {
+			agent ExampleBot https://agent.example keys ../testdata/wba/example-agent-jwks.json
+			agent ExampleBot-News https://Agent.Example/
+			agent Google-Agent https://agent.bot.goog
+		}
+	}
+}`,
+			want: Handler{Verify: &Verify{SignatureAgents: []SignatureAgent{
+				{Token: "ExampleBot", Origin: "https://agent.example", Keys: "../testdata/wba/example-agent-jwks.json"},
+				{Token: "ExampleBot-News", Origin: "https://Agent.Example/"},
+				{Token: "Google-Agent", Origin: "https://agent.bot.goog"},
+			}}},
+		},
+		{
+			name:  "verify web_bot_auth on, with a block",
+			input: "robots_enforce {\n\tverify {\n\t\tweb_bot_auth on {\n\t\t\tagent ExampleBot https://agent.example\n\t\t}\n\t}\n}",
+			want: Handler{Verify: &Verify{WebBotAuth: "on",
+				SignatureAgents: []SignatureAgent{{Token: "ExampleBot", Origin: "https://agent.example"}}}},
+		},
+		{
 			name:  "log_allowed",
 			input: "robots_enforce {\n\tlog_allowed\n}",
 			want:  Handler{LogAllowed: true},
@@ -351,6 +374,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 	inVerify := [][2]string{
 		{"builtin on", "builtin off"},
 		{"web_bot_auth on", "web_bot_auth off"},
+		{"web_bot_auth off", "web_bot_auth {\n\t\t\tagent ExampleBot https://agent.example\n\t\t}"},
 		{"forged deny", "forged ignore"},
 		{"pending claimed", "pending wildcard"},
 		{"resolver 127.0.0.1:53", "resolver 127.0.0.1:5353"},
@@ -383,7 +407,9 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 		for f := range typ.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			switch name {
-			case "", "-", "allow_agents", "ip_ranges", "reverse_dns", "off": // not an option, multi-valued, or verify off
+			case "", "-", "allow_agents", "ip_ranges", "reverse_dns", "off", // not an option, multi-valued, or verify off
+				"signature_agents": // web_bot_auth's agent lines, which add
+
 				continue
 			}
 			if !listed(rows, name) {

@@ -51,32 +51,36 @@ func TestDocsDirectiveReference(t *testing.T) {
 	if block == "" {
 		t.Fatal("no directive reference in the README")
 	}
-	var names []string
-	inVerify := false
+	// Names are dotted by the blocks they are in: "verify.web_bot_auth.agent".
+	var names, outer []string
 	for _, line := range strings.Split(block, "\n") {
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
 			continue
 		}
-		switch {
-		case fields[0] == "verify" && slices.Contains(fields, "{"):
-			inVerify = true
-			continue
-		case fields[0] == "}":
-			inVerify = false
+		if fields[0] == "}" {
+			outer = outer[:max(len(outer)-1, 0)]
 			continue
 		}
-		if inVerify {
-			names = append(names, "verify."+fields[0])
-		} else {
-			names = append(names, fields[0])
+		names = append(names, strings.Join(append(slices.Clone(outer), fields[0]), "."))
+		if slices.Contains(fields, "{") {
+			outer = append(outer, fields[0])
 		}
 	}
 	for _, name := range names {
-		input := "robots_enforce {\n\t" + name + "\n}"
-		if sub, ok := strings.CutPrefix(name, "verify."); ok {
-			input = "robots_enforce {\n\tverify {\n\t\t" + sub + "\n\t}\n}"
+		path := strings.Split(name, ".")
+		input := "robots_enforce {\n"
+		for i, p := range path {
+			input += strings.Repeat("\t", i+1) + p
+			if i < len(path)-1 {
+				input += " {"
+			}
+			input += "\n"
 		}
+		for i := len(path) - 1; i > 0; i-- {
+			input += strings.Repeat("\t", i) + "}\n"
+		}
+		input += "}"
 		var h Handler
 		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
 		if err != nil && strings.Contains(err.Error(), "unrecognized subdirective") {

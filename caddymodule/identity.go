@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -30,9 +31,10 @@ type Verify struct {
 	// Off turns verification off: every claim is taken as made.
 	Off bool `json:"off,omitempty"`
 	// Builtin is "on" (the default) or "off": whether the built-in
-	// published range lists and reverse DNS domains are used. Off, only
-	// those configured here are: for servers that must not reach the
-	// crawler operators' sites, or that keep their own copies.
+	// published range lists, reverse DNS domains and Web Bot Auth
+	// signature agents are used. Off, only those configured here are: for
+	// servers that must not reach the crawler operators' sites, or that
+	// keep their own copies.
 	Builtin string `json:"builtin,omitempty"`
 	// IPRanges replace the built-in published range lists of the tokens
 	// they name with the operator's own (a file path or an http(s) URL,
@@ -45,6 +47,11 @@ type Verify struct {
 	// WebBotAuth is "on" (the default) or "off": verification of signed
 	// requests (HTTP Message Signatures, Web Bot Auth).
 	WebBotAuth string `json:"web_bot_auth,omitempty"`
+	// SignatureAgents adds Web Bot Auth signature agents to the built-in
+	// ones (the Caddyfile's agent lines in a web_bot_auth block). A token
+	// named here must be signed: a claim of it that carries no signature
+	// of its agent is forged.
+	SignatureAgents []SignatureAgent `json:"signature_agents,omitempty"`
 	// Forged says what a client that fails to prove its claim gets:
 	// "wildcard" (the default: judged as an unnamed crawler, by the "*"
 	// group), "deny" (refused outright) or "ignore" (judged as claimed, and
@@ -63,6 +70,22 @@ type Verify struct {
 type IPRanges struct {
 	Token  string `json:"token"`
 	Source string `json:"source"`
+}
+
+// SignatureAgent names the Web Bot Auth signature agent of a product
+// token. One origin may speak for several tokens, each in its own entry.
+type SignatureAgent struct {
+	// Token is the product token the agent signs for.
+	Token string `json:"token"`
+	// Origin is the agent's https origin, as its Signature-Agent header
+	// names it ("https://agent.example"): no path, query or fragment.
+	Origin string `json:"origin"`
+	// Keys, when set, is a local file pinning the agent's public keys, in
+	// the key directory's format (a JWK Set of Ed25519 keys): the agent's
+	// directory is then never fetched. It is read when the configuration
+	// is loaded, and again on each reload. Keys are per origin: entries of
+	// one origin that give keys give the same file.
+	Keys string `json:"keys,omitempty"`
 }
 
 // Validate checks the configuration, as the handler's Validate does; the
@@ -114,7 +137,49 @@ func (v *Verify) validate() []error {
 			bad("verify reverse_dns %q: want a product token and at least one domain suffix", tok)
 		}
 	}
+	if len(v.SignatureAgents) > 0 && v.WebBotAuth == "off" {
+		bad("verify web_bot_auth off: signature agents are given; leave them out, or web_bot_auth on")
+	}
+	for i := range v.SignatureAgents {
+		if err := v.checkAgent(i); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errs
+}
+
+// checkAgent checks the i-th signature agent, and against the earlier
+// ones: a product token, an https origin, a keys file that reads as pinned
+// keys, no entry twice, one keys file per origin. The Caddyfile parser
+// calls it line by line, so that its error names the line.
+func (v *Verify) checkAgent(i int) error {
+	a := v.SignatureAgents[i]
+	wrap := func(err error) error {
+		return fmt.Errorf("verify web_bot_auth agent %s %s: %w", a.Token, a.Origin, err)
+	}
+	if !rules.IsProductToken(a.Token) {
+		return wrap(errors.New("not a product token (letters, '-' and '_')"))
+	}
+	origin, err := verify.AgentOrigin(a.Origin)
+	if err != nil {
+		return wrap(fmt.Errorf("want an https origin, such as https://agent.example: %w", err))
+	}
+	if a.Keys != "" {
+		if err := verify.CheckKeyFile(a.Keys); err != nil {
+			return wrap(err)
+		}
+	}
+	for _, b := range v.SignatureAgents[:i] {
+		other, _ := verify.AgentOrigin(b.Origin)
+		switch {
+		case other != origin:
+		case strings.EqualFold(b.Token, a.Token):
+			return wrap(errors.New("given twice"))
+		case a.Keys != "" && b.Keys != "" && a.Keys != b.Keys:
+			return wrap(fmt.Errorf("keys %s and %s for one agent: keys are the origin's, give one file", b.Keys, a.Keys))
+		}
+	}
+	return nil
 }
 
 // sharedVerifier is the verifier of one verify configuration, kept in
@@ -165,8 +230,16 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	if err != nil {
 		return fmt.Errorf("robots_enforce verify: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	key := "robots_enforce/verify/" + hex.EncodeToString(sum[:16])
+	// The pinned keys are part of what identifies the verifier: a reload
+	// after a keys file changed builds a new one, which reads it again.
+	sum := sha256.New()
+	sum.Write(b)
+	for _, a := range cfg.SignatureAgents {
+		if a.Keys != "" {
+			sum.Write(fileDigest(a.Keys))
+		}
+	}
+	key := "robots_enforce/verify/" + hex.EncodeToString(sum.Sum(nil)[:16])
 	log := h.logger.Named("verify")
 	m := h.metrics
 	h.listWarnings = loadListWarnings()
@@ -199,6 +272,29 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	return nil
 }
 
+// fileDigest is the SHA-256 of a small regular file, or nil when it cannot
+// be read: verify.New then reports why.
+func fileDigest(path string) []byte {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxKeysFileDigest)); err != nil {
+		return nil
+	}
+	return h.Sum(nil)
+}
+
+// maxKeysFileDigest bounds what fileDigest reads: past the 64 KiB the
+// verifier accepts, the file is refused anyway.
+const maxKeysFileDigest = 1 << 20
+
 // VerifierConfig returns the configuration of the verifier cfg describes:
 // the sources of proof and the resolver. The caller adds what belongs to
 // its process (storage, metrics, logs). The handler and the "caddy robots"
@@ -209,9 +305,25 @@ func (cfg *Verify) VerifierConfig() verify.Config {
 		WebBotAuth:          cfg.WebBotAuth != "off",
 		NoBuiltinLists:      cfg.Builtin == "off",
 		NoBuiltinReverseDNS: cfg.Builtin == "off",
+		NoBuiltinAgents:     cfg.Builtin == "off",
 	}
 	for _, r := range cfg.IPRanges {
 		vc.RangeOverrides = append(vc.RangeOverrides, verify.RangeOverride{Token: r.Token, Source: r.Source})
+	}
+	for _, a := range cfg.SignatureAgents {
+		if vc.SignatureAgents == nil {
+			vc.SignatureAgents, vc.AgentKeys = make(map[string][]string), make(map[string]string)
+		}
+		// Keyed by the normalized origin, so that two spellings of one
+		// agent are one agent, with one set of keys.
+		origin, err := verify.AgentOrigin(a.Origin)
+		if err != nil {
+			origin = a.Origin // verify.New reports it
+		}
+		vc.SignatureAgents[origin] = append(vc.SignatureAgents[origin], a.Token)
+		if a.Keys != "" {
+			vc.AgentKeys[origin] = a.Keys
+		}
 	}
 	if cfg.Resolver != "" {
 		vc.Resolver = verify.NewResolver(cfg.Resolver)

@@ -88,9 +88,10 @@ func BenchmarkVerifyWebBotAuth(b *testing.B) {
 		}
 	})
 	b.Run("fresh", func(b *testing.B) {
+		slot := v.wba.cache.slot(r.Header["Signature"][0])
 		b.ReportAllocs()
 		for b.Loop() {
-			clear(v.wba.cache.m)
+			slot.Store(nil) // forget the signature, and only it
 			v.Verify("TestBot", addr, r)
 		}
 	})

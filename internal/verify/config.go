@@ -63,8 +63,18 @@ type Config struct {
 	WebBotAuth bool
 	// SignatureAgents adds signature agents (an https origin, e.g.
 	// "https://chatgpt.com") and the tokens each speaks for, to the
-	// built-in ones.
+	// built-in ones. A token named here must be signed: a claim of it that
+	// carries no signature naming one of its agents is Forged by Web Bot
+	// Auth (the operator who names a token's agent says that it signs).
 	SignatureAgents map[string][]string
+	// NoBuiltinAgents turns off the built-in signature agents: only
+	// SignatureAgents are known, so no directory but theirs is fetched.
+	NoBuiltinAgents bool
+	// AgentKeys pins the keys of agents named in SignatureAgents: origin →
+	// path of a local file holding them in the key directory's format (a
+	// JWK Set of Ed25519 keys, see CheckKeyFile). New reads each file, and
+	// a pinned agent's directory is never fetched.
+	AgentKeys map[string]string
 
 	// Resolver answers DNS; nil means NewResolver("").
 	Resolver Resolver
@@ -272,17 +282,45 @@ func (c Config) validate() (Config, error) {
 			}
 		}
 	}
+	if err := c.validateAgents(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// validateAgents checks SignatureAgents and AgentKeys: https origins,
+// product tokens, and pinned keys only for agents that speak for a token.
+func (c Config) validateAgents() error {
+	named := make(map[string]bool, len(c.SignatureAgents))
 	for agent, toks := range c.SignatureAgents {
-		if _, err := agentOrigin(agent); err != nil {
-			return c, fmt.Errorf("signature agent %q: %w", agent, err)
+		origin, err := agentOrigin(agent)
+		if err != nil {
+			return fmt.Errorf("signature agent %q: %w", agent, err)
 		}
 		for _, tok := range toks {
 			if !validToken(tok) {
-				return c, fmt.Errorf("signature agent %q: invalid product token %q", agent, tok)
+				return fmt.Errorf("signature agent %q: invalid product token %q", agent, tok)
 			}
 		}
+		named[origin] = named[origin] || len(toks) > 0
 	}
-	return c, nil
+	pinned := make(map[string]string, len(c.AgentKeys))
+	for agent, path := range c.AgentKeys {
+		origin, err := agentOrigin(agent)
+		if err != nil {
+			return fmt.Errorf("signature agent %q: %w", agent, err)
+		}
+		switch {
+		case !named[origin]:
+			return fmt.Errorf("signature agent %q: keys pinned for an agent that speaks for no token", agent)
+		case path == "":
+			return fmt.Errorf("signature agent %q: empty keys file path", agent)
+		case pinned[origin] != "" && pinned[origin] != path:
+			return fmt.Errorf("signature agent %q: keys pinned twice, from %s and %s", agent, pinned[origin], path)
+		}
+		pinned[origin] = path
+	}
+	return nil
 }
 
 func ttlOrDefault(d, def time.Duration) (time.Duration, error) {

@@ -24,9 +24,10 @@
 //     cached per address.
 //   - WebBotAuth: an HTTP Message Signature (RFC 9421) made as
 //     draft-ietf-webbotauth-httpsig-protocol-01 describes, by a signature
-//     agent known to speak for the token (BuiltinSignatureAgents), with an
-//     Ed25519 key from the agent's key directory, fetched and cached in the
-//     background.
+//     agent known to speak for the token (BuiltinSignatureAgents, and
+//     Config.SignatureAgents), with an Ed25519 key from the agent's key
+//     directory, fetched and cached in the background, or pinned by the
+//     configuration (Config.AgentKeys, read by New; never fetched).
 //
 // # The order of Verify
 //
@@ -39,7 +40,9 @@
 //     minutes old, which is then fetched again), Forged when the directory
 //     is in and none verifies. A directory that cannot be fetched is no
 //     evidence: the next steps decide (or Pending, for a token with no
-//     other method).
+//     other method). When no signature names such an agent, the claim of a
+//     token whose agent the configuration names (or whose built-in agent
+//     signs every request) is Forged: that token must be signed.
 //  3. IP ranges, when the token has lists: an address in a loaded list is
 //     Verified. Otherwise, when the token also has reverse DNS, step 4
 //     decides; when it has not, the claim is Forged if all its lists are

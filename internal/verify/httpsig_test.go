@@ -283,3 +283,37 @@ func TestComponentValue(t *testing.T) {
 		}
 	}
 }
+
+// authorityIs agrees with authority (RFC 9421 §2.2.3) for every pair of
+// ASCII hosts below, over http and https: it folds ASCII case and drops
+// the scheme's default port, and nothing else. With other octets it may
+// say no where authority agrees (the remembered signature is then checked
+// afresh), never yes where authority differs.
+func TestAuthorityIs(t *testing.T) {
+	hosts := []string{"example.com", "Example.COM", "example.com:80", "EXAMPLE.com:443", "example.com:8443",
+		"example.org", "examplE.co", "xn--bcher-kva.example", "BÜCHER.example", "bücher.example", "[2001:DB8::1]:443", "[2001:db8::1]", ""}
+	for _, scheme := range []string{"http", "https"} {
+		for _, h := range hosts {
+			r := httptest.NewRequest("GET", scheme+"://placeholder/", nil) // TLS set for https
+			r.Host = h
+			for _, other := range hosts {
+				o := httptest.NewRequest("GET", "http://placeholder/", nil)
+				o.Host, o.TLS = other, r.TLS
+				v := authority(o)
+				got, want := authorityIs(r, v), authority(r) == v
+				if !want && got || want && !got && isASCII(h) {
+					t.Errorf("%s: authorityIs(Host %q, %q) = %v, want %v (authority %q)", scheme, h, v, got, want, authority(r))
+				}
+			}
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

@@ -3,12 +3,11 @@ package verify
 import (
 	"crypto/ed25519"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/dunglas/httpsfv"
 )
 
 // maxClockSkew is allowed between a signer's clock and ours when checking
@@ -26,6 +25,12 @@ const webBotAuthTag = "web-bot-auth"
 type wbaState struct {
 	v      *Verifier
 	agents map[string][]*tokenEntry // origin → tokens it speaks for
+	// mustSign holds the tokens whose claims must be signed: those of the
+	// configured agents, and of built-in agents that sign every request.
+	mustSign map[*tokenEntry]bool
+	// pinned holds the directories of agents whose keys the configuration
+	// pins, by origin: built in New, never fetched, read without the lock.
+	pinned map[string]*dirEntry
 	mu     sync.Mutex
 	dirs   map[string]*dirEntry // by origin; only known agents, so bounded
 	queue  chan string
@@ -33,9 +38,10 @@ type wbaState struct {
 }
 
 func newWBAState(v *Verifier) (*wbaState, error) {
-	w := &wbaState{v: v, agents: make(map[string][]*tokenEntry), dirs: make(map[string]*dirEntry),
+	w := &wbaState{v: v, agents: make(map[string][]*tokenEntry), mustSign: make(map[*tokenEntry]bool),
+		pinned: make(map[string]*dirEntry), dirs: make(map[string]*dirEntry),
 		queue: make(chan string, directoryQueueSize), cache: newSigCache()}
-	add := func(agent string, tokens []string) error {
+	add := func(agent string, tokens []string, signsAll bool) error {
 		origin, err := agentOrigin(agent)
 		if err != nil {
 			return err
@@ -43,19 +49,39 @@ func newWBAState(v *Verifier) (*wbaState, error) {
 		for _, tok := range tokens {
 			e := v.tokens.add(tok)
 			e.agents = true
-			w.agents[origin] = append(w.agents[origin], e)
+			if !w.speaksFor(origin, e) {
+				w.agents[origin] = append(w.agents[origin], e)
+			}
+			w.mustSign[e] = w.mustSign[e] || signsAll
 		}
 		return nil
 	}
 	for _, a := range builtinAgents {
-		if err := add(a.Origin, a.Tokens); err != nil {
+		if v.cfg.NoBuiltinAgents {
+			break
+		}
+		if err := add(a.Origin, a.Tokens, a.SignsAll); err != nil {
 			return nil, err
 		}
 	}
 	for agent, toks := range v.cfg.SignatureAgents {
-		if err := add(agent, toks); err != nil {
+		// The operator who names a token's agent says that it signs.
+		if err := add(agent, toks, true); err != nil {
 			return nil, err
 		}
+	}
+	for agent, path := range v.cfg.AgentKeys {
+		origin, err := agentOrigin(agent)
+		if err != nil {
+			return nil, err
+		}
+		keys, err := readKeyFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("signature agent %s: %w", origin, err)
+		}
+		d := &dirEntry{keys: keys}
+		d.fresh.Store(math.MaxInt64) // current for ever: a remembered signature never looks again
+		w.pinned[origin] = d
 	}
 	return w, nil
 }
@@ -72,29 +98,32 @@ func (w *wbaState) speaksFor(origin string, e *tokenEntry) bool {
 
 // verify judges a request's Web Bot Auth signatures for e
 // (draft-ietf-webbotauth-httpsig-protocol-01, "Validating Message
-// Signature"). It decides only when some signature tagged web-bot-auth
-// covers a Signature-Agent member naming an agent known to speak for e;
-// otherwise the other methods decide. Among such signatures, one that
-// verifies gives Verified; else one awaiting its directory gives Pending;
-// else Forged. A directory that could not be fetched is no evidence: the
-// other methods decide, or Pending when the token has no other.
+// Signature"). It decides when some signature tagged web-bot-auth covers a
+// Signature-Agent member naming an agent known to speak for e: among such
+// signatures, one that verifies gives Verified; else one awaiting its
+// directory gives Pending; else Forged. A directory that could not be
+// fetched, or a signature this verifier cannot check (an RSA key, a
+// component it does not implement), is no evidence: the other methods
+// decide, or Pending when a directory failed and the token has no other.
+// When no signature names such an agent, the claim is unsigned: Forged
+// for a token that must be signed, else left to the other methods.
 func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 	// The header is indexed directly by canonical keys (net/http stores
 	// them so): Values would canonicalize the key again on every request.
 	inputs := r.Header["Signature-Input"]
 	agentField := r.Header["Signature-Agent"]
 	if len(inputs) == 0 || len(agentField) == 0 {
-		return Result{}, false
+		return w.unsigned(e)
 	}
 	if w.cachedVerified(e, r, inputs, agentField, w.v.unixNow()) {
 		return Result{Outcome: Verified, Method: WebBotAuth}, true
 	}
 	sigs, err := parseSignatureInput(inputs)
 	if err != nil {
-		return Result{}, false
+		return w.unsigned(e)
 	}
 	now := w.v.cfg.Now()
-	pending, failed, forged := false, false, false
+	named, pending, failed, forged := false, false, false, false
 	for _, si := range sigs {
 		if si.tag != webBotAuthTag {
 			continue // RFC 9421 §3.2 step 4: not a signature of this profile
@@ -103,6 +132,7 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		if !ok || !w.speaksFor(origin, e) {
 			continue
 		}
+		named = true
 		keys, dirFailed, dir, gen := w.directoryEntry(origin, now)
 		switch {
 		case keys == nil && dirFailed:
@@ -133,62 +163,19 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		return Result{Outcome: Forged, Method: WebBotAuth}, true
 	case failed && len(e.lists) == 0 && len(e.suffixes) == 0:
 		return Result{Outcome: Pending, Method: WebBotAuth}, true
+	case !named:
+		return w.unsigned(e)
 	}
 	return Result{}, false
 }
 
-// signedAgent returns the origin of the Signature-Agent member si covers:
-// the member named by ;key on the covered "signature-agent" component, or,
-// for the legacy form (a bare sf-string field, covered without ;key), the
-// field itself. Only the directory type (no type parameter, or
-// type=directory) is resolved.
-func signedAgent(si sigInput, field []string) (string, bool) {
-	for _, c := range si.components {
-		if c.Value.(string) != "signature-agent" {
-			continue
-		}
-		var key string
-		if c.Params != nil {
-			if k, ok := c.Params.Get("key"); ok {
-				key, _ = k.(string)
-			}
-		}
-		var item httpsfv.Item
-		if key == "" {
-			if !strings.HasPrefix(strings.TrimSpace(field[0]), `"`) {
-				return "", false
-			}
-			it, err := httpsfv.UnmarshalItem(field)
-			if err != nil {
-				return "", false
-			}
-			item = it
-		} else {
-			d, err := httpsfv.UnmarshalDictionary(field)
-			if err != nil {
-				return "", false
-			}
-			m, ok := d.Get(key)
-			if !ok {
-				return "", false
-			}
-			if item, ok = m.(httpsfv.Item); !ok {
-				return "", false
-			}
-		}
-		s, ok := item.Value.(string)
-		if !ok {
-			return "", false
-		}
-		if item.Params != nil {
-			if t, ok := item.Params.Get("type"); ok && t != httpsfv.Token("directory") {
-				return "", false
-			}
-		}
-		origin, err := agentOrigin(s)
-		return origin, err == nil
+// unsigned judges a claim of e that no signature of one of its agents
+// covers: Forged when e must be signed, else no decision.
+func (w *wbaState) unsigned(e *tokenEntry) (Result, bool) {
+	if w.mustSign[e] {
+		return Result{Outcome: Forged, Method: WebBotAuth}, true
 	}
-	return "", false
+	return Result{}, false
 }
 
 // checkSignature verifies si over r with a key from keys: the parameters
@@ -202,8 +189,6 @@ func checkSignature(r *http.Request, si sigInput, keys map[string]dirKey, now ti
 		return errUnknownKey
 	case !si.hasCreated || !si.hasExpires:
 		return errors.New("created or expires missing")
-	case si.alg != "" && si.alg != "ed25519":
-		return errors.New("alg is not ed25519")
 	}
 	t := now.Unix()
 	skew := int64(maxClockSkew / time.Second)
@@ -217,6 +202,14 @@ func checkSignature(r *http.Request, si sigInput, keys map[string]dirKey, now ti
 	}
 	if !coversAuthority(si) {
 		return errors.New("neither @authority nor @target-uri covered")
+	}
+	switch {
+	case k.pub == nil:
+		// An RSA or EC key the draft allows: not checked here, so no
+		// evidence either way.
+		return fmt.Errorf("%w: a key of a type other than Ed25519", errUnsupported)
+	case si.alg != "" && si.alg != "ed25519":
+		return errors.New("alg is not ed25519, the key's")
 	}
 	base, err := signatureBase(r, si)
 	if err != nil {

@@ -42,7 +42,8 @@ const (
 	directoryQueueSize = 16
 )
 
-// dirEntry is the cached directory of one signature agent.
+// dirEntry is the cached directory of one signature agent, or the keys
+// the configuration pins for it.
 type dirEntry struct {
 	keys     map[string]dirKey // by thumbprint; nil until a fetch succeeds
 	fetched  time.Time         // when keys were fetched
@@ -67,8 +68,12 @@ func (w *wbaState) directory(origin string, now time.Time) (keys map[string]dirK
 }
 
 // directoryEntry is directory, also returning the entry and its
-// generation, read with the keys under the lock so that they agree.
+// generation, read with the keys under the lock so that they agree. An
+// agent whose keys are pinned has them at once, and no fetch.
 func (w *wbaState) directoryEntry(origin string, now time.Time) (map[string]dirKey, bool, *dirEntry, uint64) {
+	if d := w.pinned[origin]; d != nil {
+		return d.keys, false, d, d.gen.Load()
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d := w.dirs[origin]
@@ -89,8 +94,12 @@ func (w *wbaState) directoryEntry(origin string, now time.Time) (map[string]dirK
 // refetchForKey queues a fetch of origin's directory when the copy held is
 // older than minRefetchForKey (or one is already queued), and reports
 // whether an answer is coming; a signature whose keyid the copy lacks is
-// then Pending rather than Forged.
+// then Pending rather than Forged. Pinned keys are never fetched: a keyid
+// they lack is Forged.
 func (w *wbaState) refetchForKey(origin string, now time.Time) bool {
+	if w.pinned[origin] != nil {
+		return false
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d := w.dirs[origin]

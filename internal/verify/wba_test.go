@@ -161,11 +161,13 @@ func TestWebBotAuth(t *testing.T) {
 		{"key not in directory", "TestBot", unknownKey, Result{Outcome: Forged, Method: WebBotAuth}},
 		{"neither @authority nor @target-uri", "TestBot", noAuthority, Result{Outcome: Forged, Method: WebBotAuth}},
 		{"no expires", "TestBot", noExpires, Result{Outcome: Forged, Method: WebBotAuth}},
-		{"not tagged web-bot-auth", "TestBot", otherTag, Result{Outcome: Unverified}},
-		{"agent unknown", "TestBot", unknownAgent, Result{Outcome: Unverified}},
-		{"agent member not covered", "TestBot", uncovered, Result{Outcome: Unverified}},
-		{"unsigned", "TestBot", rfcTestRequest(), Result{Outcome: Unverified}},
-		{"no request", "TestBot", nil, Result{Outcome: Unverified}},
+		// TestBot's agent is configured, so it must sign: a claim that no
+		// signature of its agent covers is forged.
+		{"not tagged web-bot-auth", "TestBot", otherTag, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"agent unknown", "TestBot", unknownAgent, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"agent member not covered", "TestBot", uncovered, Result{Outcome: Forged, Method: WebBotAuth}},
+		{"unsigned", "TestBot", rfcTestRequest(), Result{Outcome: Forged, Method: WebBotAuth}},
+		{"no request (the command line's question)", "TestBot", nil, Result{Outcome: Unverified}},
 		{"agent not known for the token", "ChatGPT-User", draftVectors[0].request(), Result{Outcome: Unverified}},
 	}
 	for _, tt := range tests {
