@@ -59,7 +59,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        forged       wildcard|deny|ignore
 //	        pending      claimed|wildcard
 //	        resolver     <host:port>
+//	        undeclared   bind|ignore
 //	    }
+//	    violators     enforce|block [for <duration>]
 //	}
 //
 // wildcard also reads bots, as automated. Each subdirective is given at
@@ -172,6 +174,10 @@ func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 		if err := h.parseVerify(d); err != nil {
 			return err
 		}
+	case "violators":
+		if err := h.parseViolators(d); err != nil {
+			return err
+		}
 	case "log_allowed":
 		if d.NextArg() {
 			return d.ArgErr()
@@ -230,6 +236,23 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 	return nil
 }
 
+// parseViolators reads "violators enforce|block [for <duration>]".
+func (h *Handler) parseViolators(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 1 && (len(args) != 3 || args[1] != "for") {
+		return d.Errf("violators: want enforce or block, then for <duration> if not %v", enforce.DefaultEscalation)
+	}
+	h.Violators = &RepeatViolators{Mode: args[0]}
+	if len(args) == 3 {
+		dur, err := caddy.ParseDuration(args[2])
+		if err != nil {
+			return d.Errf("violators for %q: %v", args[2], err)
+		}
+		h.Violators.For = caddy.Duration(dur)
+	}
+	return nil
+}
+
 // parseVerify reads "verify off" or a verify block.
 func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 	v := &Verify{}
@@ -271,7 +294,7 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 			if err := parseWebBotAuth(d, v); err != nil {
 				return err
 			}
-		case "builtin", "forged", "pending", "resolver":
+		case "builtin", "forged", "pending", "resolver", "undeclared":
 			var val string
 			if !d.Args(&val) || d.NextArg() {
 				return d.ArgErr()
@@ -283,6 +306,8 @@ func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
 				v.Forged = val
 			case "pending":
 				v.Pending = val
+			case "undeclared":
+				v.Undeclared = val
 			default:
 				v.Resolver = val
 			}

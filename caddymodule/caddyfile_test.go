@@ -370,6 +370,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 		{"content_usage off", "content_usage override"},
 		{"serve_robots origin", "serve_robots enforced"},
 		{"verify off", "verify {\n\t\tbuiltin off\n\t}"},
+		{"violators enforce", "violators block for 1h"},
 	}
 	inVerify := [][2]string{
 		{"builtin on", "builtin off"},
@@ -378,6 +379,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 		{"forged deny", "forged ignore"},
 		{"pending claimed", "pending wildcard"},
 		{"resolver 127.0.0.1:53", "resolver 127.0.0.1:5353"},
+		{"undeclared bind", "undeclared ignore"},
 	}
 	check := func(input, want string) {
 		t.Helper()

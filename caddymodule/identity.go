@@ -64,6 +64,13 @@ type Verify struct {
 	// Resolver is the DNS server ("host:port") reverse DNS asks; empty
 	// means the system's resolver.
 	Resolver string `json:"resolver,omitempty"`
+	// Undeclared says what happens to a client whose User-Agent names no
+	// crawler a group names, but whose address is in a crawler operator's
+	// published range list (built-in or ip_ranges): "ignore" (the
+	// default) or "bind": judged as that crawler, by the groups its tokens
+	// name (or "*" as a crawler), recorded with bot_class "undeclared" and
+	// identity verified by ip_ranges.
+	Undeclared string `json:"undeclared,omitempty"`
 }
 
 // IPRanges names an operator's own range list for a product token.
@@ -110,6 +117,11 @@ func (v *Verify) validate() []error {
 	case "", "claimed", "wildcard":
 	default:
 		bad("verify pending %q: want claimed or wildcard", v.Pending)
+	}
+	switch v.Undeclared {
+	case "", "bind", "ignore":
+	default:
+		bad("verify undeclared %q: want bind or ignore", v.Undeclared)
 	}
 	for _, r := range v.IPRanges {
 		switch {

@@ -24,6 +24,7 @@ type metrics struct {
 	fetches    *prometheus.CounterVec // outcome
 	claims     *prometheus.CounterVec // outcome, method
 	dnsLookups *prometheus.CounterVec // result
+	escalated  *prometheus.CounterVec // mode
 	// gauges are read from the live states and verifiers when scraped.
 	gauges *stateGauges
 	// claimSeries are claims' series, by outcome and method, resolved
@@ -88,6 +89,10 @@ func newCollectors() *metrics {
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
 			Help: "Reverse DNS lookups for crawler verification, by result (confirmed, refuted, error, rate_limited).",
 		}, []string{"result"}),
+		escalated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "escalations_total",
+			Help: "Crawlers escalated for a violation (the violators option), by mode (enforce, block).",
+		}, []string{"mode"}),
 		gauges: newStateGauges(),
 	}
 	m.resolveClaimSeries()
@@ -103,7 +108,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.gauges} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.gauges} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {

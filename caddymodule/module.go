@@ -129,6 +129,11 @@ type Handler struct {
 	// the built-in sources; {"off": true} turns it off.
 	Verify *Verify `json:"verify,omitempty"`
 
+	// Violators escalates a crawler once it is recorded with a violation
+	// (never for grace or a protective denial), for a while: see
+	// RepeatViolators. Off by default.
+	Violators *RepeatViolators `json:"violators,omitempty"`
+
 	logger *zap.Logger
 	// state outlives config reloads (see states); stateName is its key.
 	state     *sharedState
@@ -177,6 +182,20 @@ func (b *ByteSize) UnmarshalJSON(data []byte) error {
 	}
 	*b = ByteSize(v)
 	return nil
+}
+
+// RepeatViolators says what a crawler recorded with a violation gets
+// next. A crawler is its product token when it was verified as it, else
+// its token and address, so that no one can get another crawler
+// escalated. The escalations outlive reloads and restarts with the rest
+// of the state.
+type RepeatViolators struct {
+	// Mode is "enforce" (what its group disallows is denied, in log mode
+	// too) or "block" (everything but /robots.txt is denied).
+	Mode string `json:"mode"`
+	// For is how long an escalation lasts. Default: 24h, as long as a
+	// crawler may keep a robots.txt (RFC 9309 §2.4).
+	For caddy.Duration `json:"for,omitempty"`
 }
 
 // NewHosts is a budget: Count events in any Per, on average.
@@ -285,6 +304,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.verifier != nil {
 		cfg.Identity, cfg.IdentityPolicy = h.verifier, h.Verify.IdentityPolicy()
+		cfg.Undeclared = h.Verify != nil && h.Verify.Undeclared == "bind"
+	}
+	if v := h.Violators; v != nil {
+		cfg.Escalation, _ = enforce.ParseEscalationMode(v.Mode)
+		cfg.Violators, cfg.EscalationFor = h.state.violators, time.Duration(v.For)
 	}
 	h.judge = enforce.NewJudge(cfg)
 	return nil

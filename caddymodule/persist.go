@@ -101,9 +101,10 @@ func (p *persister) restore(st *sharedState) {
 		}, now)
 	}
 	st.served.Restore(saved.Served, now)
+	st.violators.Restore(saved.Escalated, now)
 	p.savedStore, p.savedServed = st.changes()
 	p.log().Info("robots.txt state restored", zap.String("key", p.stateKey()), zap.Int("sites", sites),
-		zap.Int("served", len(saved.Served)), zap.Time("saved_at", saved.SavedAt))
+		zap.Int("served", len(saved.Served)), zap.Int("escalated", st.violators.Len()), zap.Time("saved_at", saved.SavedAt))
 }
 
 // decodeState reads a saved document.
@@ -176,7 +177,8 @@ func (p *persister) save(st *sharedState) {
 	if storeChanges == p.savedStore && servedChanges == p.savedServed {
 		return
 	}
-	saved := enforce.SavedState{Format: enforce.SavedFormat, SavedAt: time.Now(), Served: st.served.Save()}
+	now := time.Now()
+	saved := enforce.SavedState{Format: enforce.SavedFormat, SavedAt: now, Served: st.served.Save(), Escalated: st.violators.Save(now)}
 	if st.store != nil {
 		saved.Sites = st.store.Save()
 	}

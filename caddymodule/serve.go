@@ -158,6 +158,9 @@ func (h *Handler) publish(r *http.Request, jd *enforce.Judgement) {
 	if jd.Identity.Outcome != verify.None {
 		h.metrics.countClaim(jd.Identity)
 	}
+	if jd.Escalated {
+		h.metrics.escalated.WithLabelValues(h.Violators.Mode).Inc()
+	}
 }
 
 // remoteIP returns a client's address without its port.

@@ -29,10 +29,11 @@ var states = caddy.NewUsagePool()
 // sharedState is the part of a handler that outlives config reloads.
 type sharedState struct {
 	source    enforce.Source
-	store     *enforce.Store   // source, when it is a Store (upstream and url sources)
-	upstream  *upstreamFetcher // the upstream source's fetcher, bound to each site's route by siteFetcher
-	served    *enforce.Served  // who was served which robots.txt
-	transport *http.Transport  // closes its idle connections with the state
+	store     *enforce.Store     // source, when it is a Store (upstream and url sources)
+	upstream  *upstreamFetcher   // the upstream source's fetcher, bound to each site's route by siteFetcher
+	served    *enforce.Served    // who was served which robots.txt
+	violators *enforce.Violators // the crawlers escalated for a violation
+	transport *http.Transport    // closes its idle connections with the state
 	// logger is the newest handler's, which the source's change reports
 	// (StoreConfig.OnChange) are written to.
 	logger atomic.Pointer[zap.Logger]
@@ -40,12 +41,13 @@ type sharedState struct {
 	persist *persister
 }
 
-// changes returns the change counts of the store and the served table.
+// changes returns the change counts of the store and of the served and
+// violators tables.
 func (s *sharedState) changes() (store, served int64) {
 	if s.store != nil {
 		store = s.store.Changes()
 	}
-	return store, s.served.Changes()
+	return store, s.served.Changes() + s.violators.Changes()
 }
 
 // log returns the logger of the newest handler using the state.
@@ -104,7 +106,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 		return nil, err
 	}
 	v, loaded, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
-		st := &sharedState{served: enforce.NewServed(0)}
+		st := &sharedState{served: enforce.NewServed(0), violators: enforce.NewViolators(0)}
 		st.logger.Store(h.logger)
 		if storage != nil {
 			st.persist = newPersister(storage, key, st.log)

@@ -91,6 +91,19 @@ var fieldChecks = []fieldCheck{
 	{"serve_robots", func(h *Handler) error {
 		return oneOf("serve_robots", h.ServeRobots, "enforced", "origin")
 	}},
+	{"violators", func(h *Handler) error {
+		v := h.Violators
+		if v == nil {
+			return nil
+		}
+		if _, err := enforce.ParseEscalationMode(v.Mode); err != nil || v.Mode == "" {
+			return fmt.Errorf("violators %q: want enforce or block", v.Mode)
+		}
+		if d := time.Duration(v.For); d != 0 && (d < minEscalation || d > maxEscalation) {
+			return fmt.Errorf("violators for %v: want between %v and %v", d, minEscalation, maxEscalation)
+		}
+		return nil
+	}},
 	{"verify", func(h *Handler) error {
 		if h.Verify == nil {
 			return nil
@@ -98,6 +111,14 @@ var fieldChecks = []fieldCheck{
 		return errors.Join(h.Verify.validate()...)
 	}},
 }
+
+// minEscalation and maxEscalation bound "violators for": shorter than a
+// minute escalates nothing a crawler would notice; past a month, an
+// honest crawler's one mistake, or a stale copy, costs it too long.
+const (
+	minEscalation = time.Minute
+	maxEscalation = 30 * 24 * time.Hour
+)
 
 // oneOf checks that an option is empty (its default) or one of the names.
 func oneOf(option, value string, names ...string) error {

@@ -281,6 +281,8 @@ func TestCheckTexts(t *testing.T) {
 		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedParser}, "crawler: github.com/mssola/useragent"},
 		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedShape}, "automated, not a crawler: the header is not shaped like a browser's"},
 		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedLink}, "crawler: the header gives a URL"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedTooLong}, "crawler: the header is longer than the 1024 octets"},
+		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedRanges}, "crawler: the address is in a crawler operator's published range list"},
 	}
 	for _, s := range signs {
 		if got := checkClassText(s.c); !strings.HasPrefix(got, s.want) && !strings.Contains(got, s.want) {

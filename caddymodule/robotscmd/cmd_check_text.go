@@ -122,6 +122,10 @@ func checkClassText(c enforce.Classification) string {
 		return class + ": the header is not shaped like a browser's (Mozilla/5.0 (<platform>) <engine>…) and shows no other sign"
 	case enforce.AutomatedLink:
 		return class + `: the header gives a URL or an e-mail address, or reads "Mozilla/5.0 (compatible; <name>…)", as crawlers' do`
+	case enforce.AutomatedTooLong:
+		return fmt.Sprintf("%s: the header is longer than the %d octets read, which no browser sends, and its rest could name any crawler", class, enforce.MaxUserAgentLength)
+	case enforce.AutomatedRanges:
+		return class + ": the address is in a crawler operator's published range list, whatever the header says (--undeclared bind)"
 	}
 	return class + ": the header is shaped like a browser's and shows no sign of automation"
 }
@@ -252,6 +256,8 @@ func checkReasonText(dec *enforce.Decision, p enforce.Policy, forged string) str
 		return "the host is new and the budget of first robots.txt fetches (new_hosts) is spent: denied to the clients the rules bind until its robots.txt is fetched"
 	case enforce.ReasonForged:
 		return fmt.Sprintf("the client claims to be %s and failed to prove it, and --forged deny refuses such clients", dec.Token)
+	case enforce.ReasonEscalated:
+		return fmt.Sprintf("%s was recorded with a violation, and --escalated block denies it everything but /robots.txt for a while", dec.Token)
 	}
 	return dec.Reason.String()
 }

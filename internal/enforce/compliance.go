@@ -85,7 +85,7 @@ type Evidence struct {
 // variant the handler never fetched) is given the benefit of the doubt,
 // as a version that allows. It allocates; it runs for denials, and for
 // allowed requests only when they are recorded.
-func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Time) {
+func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []string, now time.Time) {
 	switch {
 	case dec.Allowed:
 		ev.Compliance = ComplianceAllowed
@@ -105,6 +105,9 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Tim
 	bound := d.policy.Wildcard.Binds(h.class.Class)
 	judge := func(v *Snapshot) {
 		rfc, google := d.allowsAsSent(v, &h.tokens, req.Forged, bound, target, path)
+		if listed != nil { // an undeclared crawler: judged as the crawlers its address proves
+			rfc, google = d.allowsListed(v, listed, target, path)
+		}
 		ev.RFC9309Allowed = ev.RFC9309Allowed || rfc
 		ev.GoogleAllowed = ev.GoogleAllowed || google
 	}
@@ -149,6 +152,32 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, now time.Tim
 // served with a 4xx answer other than 429, under which everything is
 // allowed (RFC 9309 §2.3.1.3).
 const VersionUnavailable = "unavailable"
+
+// allowsListed is allowsAsSent for an undeclared crawler, whose address
+// proves the tokens listed: any group one of them names that allows, or
+// else the "*" group, binding it as a crawler.
+func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path []byte) (rfc, google bool) {
+	if v.Robots == nil {
+		allowed := !v.DisallowAll || !d.policy.Wildcard.Binds(ClassCrawler)
+		return allowed, allowed
+	}
+	named := false
+	for _, tok := range listed {
+		if g := v.Robots.Group(tok); g != nil {
+			named = true
+			rfc = rfc || g.DecideCanonical(path).Allowed
+			google = google || googleAllows(v.groups, g, target, path)
+		}
+	}
+	if named {
+		return rfc, google
+	}
+	g := v.Robots.Wildcard()
+	if g == nil || !d.policy.Wildcard.Binds(ClassCrawler) {
+		return true, true
+	}
+	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
+}
 
 // allowsAsSent reports whether version v allows the request as sent, by
 // this profile's reading (path, the target's canonical form) and by

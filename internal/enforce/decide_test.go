@@ -213,7 +213,7 @@ func TestDecideFailsClosed(t *testing.T) {
 // served.
 func assessed(d *Decider, dec *Decision, req *Request, served []ServedVersion, now time.Time) Evidence {
 	ev := Evidence{Served: served}
-	d.assess(&ev, dec, req, now)
+	d.assess(&ev, dec, req, nil, now)
 	return ev
 }
 

@@ -214,7 +214,7 @@ func (j *Judge) gatherEvidence(jd *Judgement) {
 		ev := &jd.Evidence
 		ev.Served, ev.Link = j.cfg.Served.AppendLookup(ev.served[:0], req.Site, &a, now)
 	}
-	j.decider.assess(&jd.Evidence, &jd.Decision, req, now)
+	j.decider.assess(&jd.Evidence, &jd.Decision, req, jd.listed, now)
 }
 
 // NoteServed notes that the client was served version of the site's

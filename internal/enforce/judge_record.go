@@ -55,6 +55,20 @@ func (jd *Judgement) FillRecord(rec *record.Decision) {
 	if jd.Identity.Outcome != verify.None {
 		rec.Identity, rec.IdentityMethod = jd.Identity.Outcome.String(), jd.Identity.Method.String()
 	}
+	if e := jd.escalation(); e != nil {
+		rec.Escalation, rec.EscalationBegan = jd.judge.cfg.Escalation.String(), jd.Escalated
+		rec.EscalatedSince, rec.EscalatedUntil, rec.EscalatedBy = e.Since, e.Until, e.URI
+	}
+}
+
+// escalation returns the escalation in force for the crawler, or the one
+// its violation began; nil when there is neither.
+func (jd *Judgement) escalation() *Escalation {
+	if jd.Escalation != nil || !jd.Escalated {
+		return jd.Escalation
+	}
+	verified := jd.Identity.Outcome == verify.Verified
+	return jd.judge.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.req.ClientIP, verified, jd.req.Now)
 }
 
 // BotClass says how robots.txt saw the client, as records write it:

@@ -10,9 +10,10 @@ import (
 // format is not restored: the store starts empty, as on a first start.
 const SavedFormat = 1
 
-// SavedState is the part of a Store's and a Served table's state that
-// outlives a restart: for each site, the versions of robots.txt in force
-// within GraceWindow, and who was served which. It holds no robots.txt
+// SavedState is the part of a Store's, a Served table's and a Violators
+// table's state that outlives a restart: for each site, the versions of
+// robots.txt in force within GraceWindow, who was served which, and which
+// crawlers are escalated. It holds no robots.txt
 // bodies: a version names its body by SHA-256, and the caller keeps the
 // bodies (StoreConfig.OnVersion) and gives them back to Restore. Its size
 // is bounded by the bounds of the store and the table it comes from.
@@ -21,6 +22,8 @@ type SavedState struct {
 	SavedAt time.Time     `json:"saved_at"`
 	Sites   []SavedSite   `json:"sites,omitempty"`
 	Served  []SavedServed `json:"served,omitempty"`
+	// Escalated are the crawlers escalated for a violation (Violators).
+	Escalated []EscalatedCrawler `json:"escalated,omitempty"`
 }
 
 // SavedSite is one site's versions, the one in force then Earlier, and

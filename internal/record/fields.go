@@ -32,6 +32,12 @@ type Decision struct {
 	ServedHash, ServedLink   string
 	ContentUsage             string
 	Identity, IdentityMethod string
+	// Escalation is set for an escalated crawler (see the constants of
+	// the same names).
+	Escalation                     string
+	EscalationBegan                bool
+	EscalatedSince, EscalatedUntil time.Time
+	EscalatedBy                    string
 }
 
 // Fields appends the record's fields to fs, in the schema's order, and
@@ -82,6 +88,13 @@ func (d *Decision) Fields(fs []zap.Field) []zap.Field {
 		fs = append(fs, zap.String(Identity, d.Identity))
 		if d.IdentityMethod != "" {
 			fs = append(fs, zap.String(IdentityMethod, d.IdentityMethod))
+		}
+	}
+	if d.Escalation != "" {
+		fs = append(fs, zap.String(Escalation, d.Escalation), zap.Time(EscalatedSince, d.EscalatedSince),
+			zap.Time(EscalatedUntil, d.EscalatedUntil), zap.String(EscalatedBy, d.EscalatedBy))
+		if d.EscalationBegan {
+			fs = append(fs, zap.Bool(EscalationBegan, true))
 		}
 	}
 	return fs

@@ -182,3 +182,18 @@ const (
 	// preference.
 	ContentUsageLines = "content_usage_lines"
 )
+
+// Fields of a compliance record about a repeat violator (the handler's
+// violators option).
+const (
+	// Escalation is "enforce" or "block" when the crawler is escalated for
+	// an earlier violation, or this one began it; EscalationBegan is true
+	// on the record whose violation began it.
+	Escalation      = "escalation"
+	EscalationBegan = "escalation_began"
+	// EscalatedSince and EscalatedUntil bound the escalation;
+	// EscalatedBy is the target of the violation that began it.
+	EscalatedSince = "escalated_since"
+	EscalatedUntil = "escalated_until"
+	EscalatedBy    = "escalated_by"
+)

@@ -210,7 +210,7 @@ func waitFor(t testing.TB, v *Verifier, token, addr string) Result {
 	return res
 }
 
-func writeFile(t *testing.T, name, body string) string {
+func writeFile(t testing.TB, name, body string) string {
 	t.Helper()
 	p := t.TempDir() + "/" + name
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
