@@ -48,11 +48,11 @@ type Verifier struct {
 	wg        sync.WaitGroup
 }
 
-// New validates cfg and builds a Verifier. It reads the local range list
-// files, so that the first claim after a start is judged by them, and
-// fails, naming the file and line, on one that is missing or malformed;
-// it does no network I/O: lists, DNS and key directories are fetched only
-// after Start.
+// New validates cfg and builds a Verifier. It reads the local files, the
+// range lists and the pinned key sets, so that the first claim after a
+// start is judged by them, and fails, naming the file and line, on one
+// that is missing or malformed; it does no network I/O: lists, DNS and
+// key directories are fetched only after Start.
 func New(cfg Config) (*Verifier, error) {
 	realClock := cfg.Now == nil
 	cfg, err := cfg.validate()
