@@ -24,7 +24,7 @@ import (
 func newCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "check --robots <file|url> --ua <user-agent> [--wildcard crawlers|automated|all|none] " +
-			"[--ip <address> [--forged wildcard|deny|ignore]] [--json] <url-or-path>...",
+			"[--ip <address> [--forged wildcard|deny|ignore] [--undeclared bind|ignore]] [--escalated enforce|block] [--json] <url-or-path>...",
 		Short: "Says whether a User-Agent may fetch targets, and why",
 		Long: `
 Decides, for each target, whether a client sending the given User-Agent may
@@ -59,9 +59,15 @@ handler verifies it, with the same sources (--verify-builtin,
 builtin, ip_ranges, reverse_dns and resolver mean), waiting up to
 --timeout for range lists and DNS; --forged says what a forged claim gets,
 as the verify block's forged does: wildcard (the default: judged without
-the token it could not prove), deny, or ignore. Signed requests (Web Bot
-Auth) are verified by the handler only. Without --ip, every claim is taken
-as made.
+the token it could not prove), deny, or ignore; --undeclared bind judges
+a client whose User-Agent names no crawler a group names, from an address
+in a crawler's published range list, as that crawler, as the verify
+block's undeclared does. Signed requests (Web Bot Auth) are verified by
+the handler only. Without --ip, every claim is taken as made.
+
+--escalated enforce or block judges the client as a crawler recorded with
+a violation, escalated by the handler's violators option: enforce denies
+what its group disallows, block everything but /robots.txt.
 
 With --json, each target's result is one JSON object on a line of its own,
 with the compliance record's field names.
@@ -83,6 +89,8 @@ HTTP response, or a claim whose verification did not end within --timeout.`,
 	fs.String("max-size", "", "how much of robots.txt is parsed, e.g. 1MiB (default 500KiB)")
 	fs.String("ip", "", "the client's IP address: verify the crawler it claims to be")
 	fs.String("forged", "wildcard", "what a forged claim gets (with --ip): wildcard, deny or ignore")
+	fs.String("undeclared", "ignore", "bind: judge a client from a crawler's published range as that crawler (with --ip)")
+	fs.String("escalated", "", "judge the client as a crawler escalated for a violation: enforce or block")
 	addIdentityFlags(cmd)
 	fs.Bool("json", false, "print one JSON object per target")
 	cmd.RunE = robotsRunE(runCheck)
@@ -104,6 +112,8 @@ type checkOptions struct {
 	ip      netip.Addr
 	verify  caddymodule.Verify
 	timeout time.Duration
+	// escalated is --escalated: judge the client as escalated.
+	escalated enforce.EscalationMode
 }
 
 // checkTarget is a target as given, and as the handler would judge it.
@@ -179,6 +189,15 @@ func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format strin
 	default:
 		bad("--forged %q: want wildcard, deny or ignore", o.verify.Forged)
 	}
+	switch o.verify.Undeclared = fl.String("undeclared"); o.verify.Undeclared {
+	case "bind", "ignore":
+	default:
+		bad("--undeclared %q: want bind or ignore", o.verify.Undeclared)
+	}
+	var err error
+	if o.escalated, err = enforce.ParseEscalationMode(fl.String("escalated")); err != nil {
+		bad("--escalated: %w", err)
+	}
 	if ip := fl.String("ip"); ip != "" {
 		addr, err := parseClientIP(ip)
 		if err != nil {
@@ -187,7 +206,7 @@ func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format strin
 		o.ip = addr
 		return
 	}
-	for _, name := range append([]string{"forged"}, identityFlags...) {
+	for _, name := range append([]string{"forged", "undeclared"}, identityFlags...) {
 		if fl.Changed(name) {
 			bad("--%s: verifies a claim, which needs the client's address: give --ip", name)
 		}
@@ -231,7 +250,11 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	defer cancel()
 	classifier := enforce.NewClassifier(enforce.ClassifierCacheSize)
 	cfg := enforce.JudgeConfig{Policy: o.policy, Classifier: classifier, Source: src, FixedKey: key,
-		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true}
+		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true,
+		Undeclared: o.verify.Undeclared == "bind"}
+	if o.escalated != enforce.EscalateOff {
+		cfg.Escalation, cfg.Violators = o.escalated, escalatedClient(o)
+	}
 	var id *waitingIdentity
 	if o.ip.IsValid() {
 		claims, err := newClaimChecker(&o.verify, o.timeout)
@@ -284,6 +307,30 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 			o.ip, o.timeout, strings.Join(pending, ", "))
 	}
 	return status, nil
+}
+
+// escalatedClient returns a table in which the client of o is escalated
+// (--escalated), under whatever token its judgement names it by: each
+// word of its User-Agent, as a verified token and at its address, so that
+// the judgement meets the escalation as the handler would.
+func escalatedClient(o checkOptions) *enforce.Violators {
+	v := enforce.NewViolators(0)
+	ip := ""
+	if o.ip.IsValid() {
+		ip = o.ip.String()
+	}
+	toks := enforce.Tokenize(o.userAgent)
+	names := []string{""}
+	for i := 0; i < toks.Len(); i++ {
+		names = append(names, toks.At(i))
+	}
+	now := time.Now()
+	for _, tok := range names {
+		for _, verified := range []bool{true, false} {
+			v.Begin("", tok, ip, verified, now, time.Hour, enforce.Escalation{URI: "(--escalated)"})
+		}
+	}
+	return v
 }
 
 // waitingIdentity is the commands' enforce.Identity: it waits for each

@@ -67,6 +67,9 @@ func TestCheckGolden(t *testing.T) {
 		// Content Signals map onto the vocabulary and combine with a
 		// Content-Usage rule; check names the line each part came from.
 		{"signals-crawler", []string{"--robots", "testdata/commands/signals.txt", "--ua", cmdCrawler, "/blog/post", "/drafts/a"}, 0},
+		// A crawler escalated for a violation: block denies what its
+		// group allows, but /robots.txt.
+		{"escalated-block", []string{"--robots", cmdDemo, "--ua", cmdCrawler, "--escalated", "block", "/index.html", "/robots.txt"}, 1},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

@@ -33,6 +33,11 @@ func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class
 		fmt.Fprintf(&b, "  reason:   %s: %s\n", r.rec.Reason, checkReasonText(&r.dec, o.policy, forged))
 		if r.claim != nil {
 			fmt.Fprintf(&b, "  identity: %s: %s%s\n", identityHead(r.rec.Identity, r.rec.IdentityMethod), r.claim.detail(), r.identityEffect())
+		} else if r.dec.Undeclared {
+			fmt.Fprintf(&b, "  identity: verified (ip_ranges): %s's published range holds the address, whatever the User-Agent says (--undeclared bind)\n", r.rec.Agent)
+		}
+		if r.rec.Escalation != "" {
+			fmt.Fprintf(&b, "  escalated: %s, as a crawler recorded with a violation (--escalated)\n", r.rec.Escalation)
 		}
 		if r.dec.Reason == enforce.ReasonNamedGroup || r.dec.Reason == enforce.ReasonWildcardGroup {
 			writeCheckRule(&b, r)

@@ -91,8 +91,10 @@ func (d *Decision) Fields(fs []zap.Field) []zap.Field {
 		}
 	}
 	if d.Escalation != "" {
-		fs = append(fs, zap.String(Escalation, d.Escalation), zap.Time(EscalatedSince, d.EscalatedSince),
-			zap.Time(EscalatedUntil, d.EscalatedUntil), zap.String(EscalatedBy, d.EscalatedBy))
+		fs = append(fs, zap.String(Escalation, d.Escalation), zap.String(EscalatedBy, d.EscalatedBy))
+		if !d.EscalatedSince.IsZero() {
+			fs = append(fs, zap.Time(EscalatedSince, d.EscalatedSince), zap.Time(EscalatedUntil, d.EscalatedUntil))
+		}
 		if d.EscalationBegan {
 			fs = append(fs, zap.Bool(EscalationBegan, true))
 		}
