@@ -177,6 +177,12 @@ func TestCheckIdentityGolden(t *testing.T) {
 			"--verify-builtin", "off", "--ip", "192.0.2.40", "/private/report.html"}, 1},
 		// A browser is not bound, so its claim is never looked up.
 		{"browser", []string{"--robots", cmdAIPref, "--ua", cmdChrome, "--verify-builtin", "off", "--ip", "192.0.2.40", "/blog/post"}, 0},
+		// Unless its address is in a crawler's range, with --undeclared
+		// bind: then it is that crawler, held to its group.
+		{"undeclared", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges,
+			"--undeclared", "bind", "--ip", "192.0.2.40", "/blog/post.html"}, 1},
+		{"undeclared-elsewhere", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges,
+			"--undeclared", "bind", "--ip", "198.51.100.7", "/blog/post.html"}, 0},
 		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "1s", "/checkout/pay"), 2},
 	}
 	for _, tt := range tests {
