@@ -46,6 +46,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_hosts     <count>
 //	    new_hosts     <count> per <duration>
 //	    allow_agents  <token...>
+//	    origin        case_sensitive|case_insensitive
 //	    log_allowed
 //	    verify off
 //	    verify {
@@ -148,7 +149,7 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error 
 func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 	switch opt {
 	case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
-		"content_usage", "serve_robots":
+		"content_usage", "serve_robots", "origin":
 		var val string
 		if !d.Args(&val) || d.NextArg() {
 			return d.ArgErr()
@@ -206,6 +207,8 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 		h.ContentUsage = val
 	case "serve_robots":
 		h.ServeRobots = val
+	case "origin":
+		h.Origin = val
 	case "wildcard":
 		h.Wildcard = val
 	case "unreachable":

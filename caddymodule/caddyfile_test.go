@@ -371,6 +371,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 		{"serve_robots origin", "serve_robots enforced"},
 		{"verify off", "verify {\n\t\tbuiltin off\n\t}"},
 		{"violators enforce", "violators block for 1h"},
+		{"origin case_sensitive", "origin case_insensitive"},
 	}
 	inVerify := [][2]string{
 		{"builtin on", "builtin off"},

@@ -129,6 +129,13 @@ type Handler struct {
 	// the built-in sources; {"off": true} turns it off.
 	Verify *Verify `json:"verify,omitempty"`
 
+	// Origin says how the origin behind the handler reads paths:
+	// "case_sensitive" (the default, as RFC 9309 and URIs compare them) or
+	// "case_insensitive" (IIS, or files on a file system that folds case,
+	// serve /PRIVATE/x as /private/x): paths are then also judged folded,
+	// so that no spelling of a disallowed path escapes.
+	Origin string `json:"origin,omitempty"`
+
 	// Violators escalates a crawler once it is recorded with a violation
 	// (never for grace or a protective denial), for a while: see
 	// RepeatViolators. Off by default.
@@ -294,7 +301,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	cfg := enforce.JudgeConfig{
-		Policy:     enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents},
+		Policy:     enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents, CaseInsensitive: h.Origin == "case_insensitive"},
 		Source:     h.state.source,
 		FixedKey:   h.fixed,
 		Served:     h.state.served,

@@ -91,6 +91,9 @@ var fieldChecks = []fieldCheck{
 	{"serve_robots", func(h *Handler) error {
 		return oneOf("serve_robots", h.ServeRobots, "enforced", "origin")
 	}},
+	{"origin", func(h *Handler) error {
+		return oneOf("origin", h.Origin, "case_sensitive", "case_insensitive")
+	}},
 	{"violators", func(h *Handler) error {
 		v := h.Violators
 		if v == nil {

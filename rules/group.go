@@ -22,6 +22,7 @@ type Group struct {
 	floating   floatIndex
 	usageRules []UsageRule // Content-Usage and Content-Signal rules as written, in file order
 	usage      *usageSet   // nil when the group has neither
+	fold       folding     // see Folded
 }
 
 // compiled is one rule ready for matching.
@@ -30,6 +31,7 @@ type compiled struct {
 	priority int // pat.Priority(), kept beside allow for sorting
 	allow    bool
 	rule     *Rule
+	text     string // the pattern compiled: the rule's, or one it implies
 }
 
 // Line returns the line of the first user-agent line of the first group
@@ -170,7 +172,7 @@ func (r *Robots) newGroup(groups []int, kind GroupKind, usagePairs *int) *Group 
 
 func compileRule(rule *Rule, text string) compiled {
 	pat := CompilePattern(text)
-	return compiled{pat: pat, priority: pat.priority, allow: rule.Allow, rule: rule}
+	return compiled{pat: pat, priority: pat.priority, allow: rule.Allow, rule: rule, text: text}
 }
 
 // indexPageDirectory returns the extra pattern an allow rule for a directory

@@ -65,6 +65,12 @@ type Policy struct {
 	// monitor, say), compared case-insensitively with the header's
 	// candidate tokens.
 	AllowAgents []string
+	// CaseInsensitive says the origin reads paths without regard to case
+	// (IIS, a file system that folds case): a path is also judged folded
+	// (the Folded reading), so that no spelling of a disallowed path
+	// escapes. RFC 9309 §2.2.2 matches case-sensitively, and so does
+	// everything else here.
+	CaseInsensitive bool
 }
 
 // A Decision says whether a request may pass, and why. It shares memory
@@ -200,6 +206,9 @@ func (d *Decider) decideBuilt(snap *Snapshot, req *Request, dec *Decision, rd *R
 			dec.Reason = ReasonRobotsTxt
 			return
 		}
+		if d.policy.CaseInsensitive {
+			rd.Fold()
+		}
 	}
 	h := d.readHeader(req.UserAgent)
 	toks := &h.tokens
@@ -327,7 +336,8 @@ func (d *Decider) choose(snap *Snapshot, toks *Tokens, forged string) Match {
 }
 
 // judgeReadings decides every reading under g and returns the first
-// denial, or the verdict on the target as sent when none denies.
+// denial, or the verdict on the target as sent when none denies. The
+// Folded reading is judged against g folded.
 func judgeReadings(g *rules.Group, rd *Readings) (rules.Verdict, Reading) {
 	b, kind := rd.At(0)
 	first := g.DecideCanonical(b)
@@ -336,7 +346,11 @@ func judgeReadings(g *rules.Group, rd *Readings) (rules.Verdict, Reading) {
 	}
 	for i := 1; i < rd.Len(); i++ {
 		b, kind := rd.At(i)
-		if v := g.DecideCanonical(b); !v.Allowed {
+		gi := g
+		if kind == Folded {
+			gi = g.Folded()
+		}
+		if v := gi.DecideCanonical(b); !v.Allowed {
 			return v, kind
 		}
 	}

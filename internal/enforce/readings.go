@@ -37,11 +37,18 @@ const (
 	// X-Forwarded-Prefix before the path). Build never makes it: a caller
 	// that judges such a header names its decision so.
 	RewriteHeader
+	// Folded is the Decoded path with its ASCII letters in lower case, for
+	// an origin that reads paths without regard to case
+	// (Policy.CaseInsensitive): it is judged against the groups folded
+	// (rules.Group.Folded), so that "/PRIVATE/x" meets "Disallow:
+	// /private/". Build makes it only when asked (Fold).
+	Folded
 )
 
-var readingNames = [...]string{AsSent: "as_sent", Cleaned: "cleaned", Decoded: "decoded", RewriteHeader: "rewrite_header"}
+var readingNames = [...]string{AsSent: "as_sent", Cleaned: "cleaned", Decoded: "decoded", RewriteHeader: "rewrite_header", Folded: "folded"}
 
-// String returns "as_sent", "cleaned", "decoded" or "rewrite_header".
+// String returns "as_sent", "cleaned", "decoded", "rewrite_header" or
+// "folded".
 func (r Reading) String() string {
 	if int(r) < len(readingNames) {
 		return readingNames[r]
@@ -63,11 +70,37 @@ const readingBufSize = 512
 // large: keep one on the stack (var rd Readings) rather than returning it.
 type Readings struct {
 	n     int
-	kind  [3]Reading
-	list  [3][]byte
+	kind  [4]Reading
+	list  [4][]byte
 	bufs  [3][readingBufSize]byte
 	work  [2][readingBufSize]byte
+	fold  [readingBufSize]byte
 	valid bool
+}
+
+// Fold adds the Folded reading, when it differs from the others: the most
+// decoded reading, its path's letters in lower case. Call it after Build.
+func (rd *Readings) Fold() {
+	if rd.n == 0 {
+		return
+	}
+	base := rd.list[rd.n-1] // Decoded when there is one: the most any server makes of the path
+	path, query := base, []byte(nil)
+	for i, c := range base {
+		if c == '?' {
+			path, query = base[:i], base[i:]
+			break
+		}
+	}
+	upper := false
+	for _, c := range path {
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return // the same path folded
+	}
+	b := rules.FoldPath(rd.fold[:0], path)
+	rd.add(Folded, append(b, query...))
 }
 
 // Len returns the number of distinct readings.
