@@ -36,6 +36,9 @@ func TestHostileMetricsCardinality(t *testing.T) {
 	}
 	series := hxSeries(c.metrics(), hxDecisionsMetric)
 	t.Logf("%d series of %s after %d agents", len(series), hxDecisionsMetric, tokens)
+	if len(series) == 0 {
+		t.Errorf("no series of %s in /metrics: the decisions are not counted under that name", hxDecisionsMetric)
+	}
 	if len(series) > maxSeries {
 		t.Errorf("%d series of %s after %d agents named in robots.txt, want at most %d; e.g.\n%s",
 			len(series), hxDecisionsMetric, tokens, maxSeries, strings.Join(series[:5], "\n"))

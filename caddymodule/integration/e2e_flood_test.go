@@ -61,7 +61,11 @@ func TestHostileHostFloodEviction(t *testing.T) {
 		t.Errorf("%d of %d GPTBot requests for new hosts got the disallowed file, e.g.:\n%s", res.broke, res.sent, strings.Join(res.examples, "\n"))
 	}
 	// The site's robots.txt exists: no fetch of it may have failed.
-	if n, _ := hxMetric(c.metrics(), hxFetchesMetric, `outcome="4xx"`); n > 0 {
+	metrics := c.metrics()
+	if _, ok := hxMetric(metrics, hxFetchesMetric, ""); !ok {
+		t.Errorf("no series of %s in /metrics: the fetches are not counted under that name", hxFetchesMetric)
+	}
+	if n, _ := hxMetric(metrics, hxFetchesMetric, `outcome="4xx"`); n > 0 {
 		t.Errorf("%v robots.txt fetches answered 4xx: the handler fetched without the site's root", n)
 	}
 	hxExpect(t, c, "real.test", "/private/secret.html", e2eGPTBot, http.StatusForbidden)
