@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ import (
 // matched as RFC 9309 matches it. Disagreement with any of them is a way
 // past the handler.
 func FuzzTargetReadings(f *testing.F) {
-	for _, s := range fuzzTargetSeeds() {
+	for _, s := range fuzzTargetSeeds(f) {
 		f.Add(s)
 	}
 	h := fuzzTargetHandler(f)
@@ -64,11 +65,29 @@ func FuzzTargetReadings(f *testing.F) {
 // with an end anchor, a file type, disallowed to every crawler.
 const fuzzTargetRobots = "User-agent: *\nDisallow: /private/\nDisallow: /*.secret$\n"
 
-// fuzzTargetSeeds are every spelling of the bypass tests, and more.
-func fuzzTargetSeeds() []string {
-	seeds := append([]string(nil), hxSecretTargets...)
+// fuzzSecretTargets holds the targets that TestHostileRequestTargets
+// (caddymodule/integration) sends through a real Caddy; see its README.
+const fuzzSecretTargets = "testdata/targets/secret.txt"
+
+// fuzzTargetSeeds are every spelling of the bypass and request target
+// tests of the integration package, and more.
+func fuzzTargetSeeds(f *testing.F) []string {
+	f.Helper()
+	data, err := os.ReadFile(fuzzSecretTargets)
+	if err != nil {
+		f.Fatalf("reading the seeds: %v", err)
+	}
+	var seeds []string
+	for line := range strings.Lines(string(data)) {
+		if line = strings.TrimRight(line, "\r\n"); line != "" && !strings.HasPrefix(line, "#") {
+			seeds = append(seeds, line)
+		}
+	}
+	if len(seeds) == 0 {
+		f.Fatalf("%s: no targets", fuzzSecretTargets)
+	}
 	return append(seeds,
-		// e2e_bypass_test.go
+		// TestE2EBypassSpellings
 		"/private/x", "/%70rivate/x", "//private/x", "/./private/x", "/pub/../private/x",
 		"/pub/..%2Fprivate/x", "/pub/%2e%2e/private/x", "/private%2Fx", "/private;a=b/x",
 		`/pub\..\private/x`, "http://example.test/private/x", "*", "/public/x",
@@ -100,11 +119,15 @@ func fuzzTargetHandler(f *testing.F) *Handler {
 	return h
 }
 
+// fuzzGPTBot is the User-Agent of the fuzz target's requests: GPTBot
+// named in a comment, as OpenAI's crawler sends it.
+const fuzzGPTBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+
 // fuzzServe sends target, as the request line of a GET by GPTBot, through
 // Go's request parsing, Caddy's request preparation and the handler, and
 // returns the request the next handler got, if it got one.
 func fuzzServe(t *testing.T, h *Handler, target string) (*http.Request, bool) {
-	raw := "GET " + target + " HTTP/1.1\r\nHost: example.test\r\nUser-Agent: " + e2eGPTBot + "\r\n\r\n"
+	raw := "GET " + target + " HTTP/1.1\r\nHost: example.test\r\nUser-Agent: " + fuzzGPTBot + "\r\n\r\n"
 	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(raw)))
 	if err != nil {
 		return nil, false // Go's server answers 400

@@ -18,6 +18,13 @@ import (
 // (testdata/commands/README.md): 192.0.2.32/27 and 2001:db8:4801:7428::/64.
 const cmdRanges = "testdata/commands/ranges.json"
 
+// cmdPendingTimeout is the --timeout of the cases that wait for an answer
+// that never comes (a DNS server that fails, a range list that is down):
+// each waits it out, so it is short, and still long enough for the
+// failure it reports, which a server on 127.0.0.1 gives within
+// milliseconds, to arrive first.
+const cmdPendingTimeout = "250ms"
+
 // cmdDNSServer serves testdns.Zone on 127.0.0.1 and returns its address.
 func cmdDNSServer(t *testing.T) string { return testdns.Serve(t, testdns.Zone, testdns.ServFail) }
 
@@ -80,11 +87,11 @@ func TestVerifyGolden(t *testing.T) {
 		{"rdns-and-ranges", append(slices.Clone(rdns), "--ip-ranges", "Googlebot="+cmdRanges,
 			"Googlebot", "192.0.2.40", "66.249.66.1", "198.51.100.1"), 1},
 		{"unverified", append(slices.Clone(offline), "curl", "192.0.2.40"), 1},
-		{"pending-dns", append(slices.Clone(rdns), "--timeout", "1s", "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
-		{"pending-list", append(slices.Clone(offline), "--timeout", "1s", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+		{"pending-dns", append(slices.Clone(rdns), "--timeout", cmdPendingTimeout, "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
+		{"pending-list", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"GPTBot", "192.0.2.40"), 2},
 		// Another token's list failing too says nothing of this claim.
-		{"pending-list-own", append(slices.Clone(offline), "--timeout", "1s", "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+		{"pending-list-own", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"--ip-ranges", "CCBot="+lists.URL+"/gone.json", "GPTBot", "192.0.2.40"), 2},
 	}
 	for _, tt := range tests {
@@ -183,7 +190,7 @@ func TestCheckIdentityGolden(t *testing.T) {
 			"--undeclared", "bind", "--ip", "192.0.2.40", "/blog/post.html"}, 1},
 		{"undeclared-elsewhere", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges,
 			"--undeclared", "bind", "--ip", "198.51.100.7", "/blog/post.html"}, 0},
-		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", "1s", "/checkout/pay"), 2},
+		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", cmdPendingTimeout, "/checkout/pay"), 2},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -128,61 +127,5 @@ func TestRobotsExit(t *testing.T) {
 	usage := errors.New("robots check: --robots is required")
 	if err := robotsExit(&cobra.Command{Use: "check"}, exitUsage, usage); err == nil || err.Error() != usage.Error() {
 		t.Errorf("robotsExit(2) = %v, want %v", err, usage)
-	}
-}
-
-// TestRobotsCommandsBinary builds the caddy of cmd/caddy and runs its robots
-// commands, to prove they are registered and end with the right statuses.
-func TestRobotsCommandsBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/caddy")
-	}
-	bin := filepath.Join(t.TempDir(), "caddy")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/caddy")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ../cmd/caddy: %v\n%s", err, out)
-	}
-	demo := filepath.Join("..", "..", "testdata", "demo", "robots.txt")
-	ranges := filepath.Join("testdata", "commands", "ranges.json")
-	tests := []struct {
-		args   []string
-		status int
-		stdout string // a line the output must hold
-		stderr string // a text the error output must hold
-	}{
-		{[]string{"check", "--robots", demo, "--ua", "GPTBot", "/blog/post.html"}, 1, "/blog/post.html: deny", ""},
-		{[]string{"check", "--robots", demo, "--ua", "GPTBot", "/robots.txt"}, 0, "/robots.txt: allow", ""},
-		{[]string{"check", "--robots", demo, "--json", "--ua", "curl/8.5.0", "/private/press/x"}, 0, `"verdict":"allow"`, ""},
-		{[]string{"check", "--robots", "missing.txt", "--ua", "GPTBot", "/"}, 2, "", "missing.txt"},
-		{[]string{"check", "--no-such-flag"}, 2, "", "unknown flag"},
-		{[]string{"lint", demo}, 0, "", ""},
-		{[]string{"lint", filepath.Join("testdata", "commands", "broken.txt")}, 1, "broken.txt:2: error:", ""},
-		{[]string{"lint", "--json", filepath.Join("testdata", "commands", "blockall.txt")}, 0, `"code": "disallow-all"`, ""},
-		{[]string{"no-such-command"}, 2, "", "unknown command"},
-		{nil, 0, "caddy robots verify", ""},
-		{[]string{"verify", "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + ranges, "GPTBot", "192.0.2.40"}, 0,
-			"192.0.2.40: verified by ip_ranges", ""},
-		{[]string{"verify", "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + ranges, "GPTBot", "192.0.2.40", "198.51.100.7"}, 1,
-			"198.51.100.7: forged (ip_ranges)", ""},
-		{[]string{"verify", "GPTBot"}, 2, "", "no address"},
-		{[]string{"check", "--robots", demo, "--ua", "GPTBot", "--ip", "198.51.100.7", "--verify-builtin", "off",
-			"--ip-ranges", "GPTBot=" + ranges, "/blog/post.html"}, 0, "identity: forged (ip_ranges)", ""},
-	}
-	for _, tt := range tests {
-		cmd := exec.Command(bin, append([]string{"robots"}, tt.args...)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		status := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			status = exit.ExitCode()
-		} else if err != nil {
-			t.Fatalf("caddy robots %s: %v", strings.Join(tt.args, " "), err)
-		}
-		if status != tt.status || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
-			t.Errorf("caddy robots %s: status %d, stdout %q, stderr %q; want status %d, stdout with %q, stderr with %q",
-				strings.Join(tt.args, " "), status, stdout.String(), stderr.String(), tt.status, tt.stdout, tt.stderr)
-		}
 	}
 }

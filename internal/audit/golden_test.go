@@ -96,9 +96,9 @@ func TestGoldenFormats(t *testing.T) {
 }
 
 // TestComplianceLog checks what the golden files show against the
-// requests TestAuditLogGenerate sent (caddymodule/auditlog_gen_test.go),
-// so that a regenerated log that lost a case fails here and not only as
-// a diff.
+// requests TestAuditLogGenerate sent
+// (caddymodule/integration/auditlog_gen_test.go), so that a regenerated
+// log that lost a case fails here and not only as a diff.
 func TestComplianceLog(t *testing.T) {
 	a := New(Options{})
 	readLog(t, a, "compliance.log")
