@@ -53,7 +53,7 @@ func e2eWBASigner(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	for _, name := range []string{"sign.mjs", "package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "wba", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wba", name))
 		if err != nil {
 			t.Fatal(err)
 		}
