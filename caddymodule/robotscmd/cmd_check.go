@@ -47,9 +47,9 @@ applies to it. It is read as Go's HTTP server reads a request target, so
 "/a#b" is the path "/a%23b", and a target the server would refuse with 400
 ("/a%zz") is an error.
 
---wildcard, --unreachable, --allow-agents and --max-size mean what the
-handler's wildcard, unreachable, allow_agents and max_size mean, with the
-same defaults: by default the "*" group binds crawlers only ("bots" is
+--wildcard, --unreachable, --allow-agents, --origin and --max-size mean
+what the handler's wildcard, unreachable, allow_agents, origin and
+max_size mean, with the same defaults: by default the "*" group binds crawlers only ("bots" is
 read as "automated").
 
 --ip gives the client's address (IPv4 or IPv6). The claim of a client the
@@ -86,6 +86,7 @@ HTTP response, or a claim whose verification did not end within --timeout.`,
 	fs.String("wildcard", enforce.WildcardCrawlers.String(), `whom the "*" group binds: crawlers, automated, all or none`)
 	fs.String("unreachable", "deny", "what applies while a robots.txt URL cannot be fetched: deny or allow")
 	fs.StringSlice("allow-agents", nil, "product tokens never enforced")
+	fs.String("origin", "case_sensitive", "how the origin reads paths: case_sensitive or case_insensitive (judge each path folded too)")
 	fs.String("max-size", "", "how much of robots.txt is parsed, e.g. 1MiB (default 500KiB)")
 	fs.String("ip", "", "the client's IP address: verify the crawler it claims to be")
 	fs.String("forged", "wildcard", "what a forged claim gets (with --ip): wildcard, deny or ignore")
@@ -151,6 +152,13 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 		o.unreachable = enforce.UnreachableAllow
 	default:
 		bad("--unreachable %q: want deny or allow", u)
+	}
+	switch origin := fl.String("origin"); origin {
+	case "case_sensitive":
+	case "case_insensitive":
+		o.policy.CaseInsensitive = true
+	default:
+		bad("--origin %q: want case_sensitive or case_insensitive", origin)
 	}
 	if o.policy.AllowAgents, err = fl.GetStringSlice("allow-agents"); err != nil {
 		bad("--allow-agents: %w", err)

@@ -70,6 +70,8 @@ func TestCheckGolden(t *testing.T) {
 		// A crawler escalated for a violation: block denies what its
 		// group allows, but /robots.txt.
 		{"escalated-block", []string{"--robots", cmdDemo, "--ua", cmdCrawler, "--escalated", "block", "/index.html", "/robots.txt"}, 1},
+		// An origin that reads paths without regard to case.
+		{"case-insensitive", []string{"--robots", cmdDemo, "--ua", cmdCrawler, "--origin", "case_insensitive", "/PRIVATE/report.html", "/Private/Press/x"}, 1},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

@@ -78,10 +78,11 @@ type Readings struct {
 	valid bool
 }
 
-// Fold adds the Folded reading, when it differs from the others: the most
-// decoded reading, its path's letters in lower case. Call it after Build.
+// Fold adds the Folded reading: the most decoded reading, its path's
+// letters in lower case. It is judged against the groups folded, so it is
+// added even when its octets are another reading's. Call it after Build.
 func (rd *Readings) Fold() {
-	if rd.n == 0 {
+	if rd.n == 0 || rd.n == len(rd.list) {
 		return
 	}
 	base := rd.list[rd.n-1] // Decoded when there is one: the most any server makes of the path
@@ -92,18 +93,18 @@ func (rd *Readings) Fold() {
 			break
 		}
 	}
-	upper := false
+	folded := base
 	for _, c := range path {
-		upper = upper || 'A' <= c && c <= 'Z'
+		if 'A' <= c && c <= 'Z' {
+			folded = append(rules.FoldPath(rd.fold[:0], path), query...)
+			break
+		}
 	}
-	if !upper {
-		return // the same path folded
-	}
-	b := rules.FoldPath(rd.fold[:0], path)
-	rd.add(Folded, append(b, query...))
+	rd.kind[rd.n], rd.list[rd.n] = Folded, folded
+	rd.n++
 }
 
-// Len returns the number of distinct readings.
+// Len returns the number of readings: the distinct ones, and Folded.
 func (rd *Readings) Len() int { return rd.n }
 
 // At returns reading i, for 0 <= i < Len(), and its kind. AsSent comes
