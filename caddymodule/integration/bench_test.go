@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,6 +104,10 @@ var benchSources = []struct {
 }{
 	{"inline", "robots_enforce {\n\t\tsource inline <<ROBOTS\n" + benchIndent(benchRobots, "\t\t") + "\t\tROBOTS\n\t}\n", "\trespond \"ok\"\n"},
 	{"upstream", "robots_enforce\n", "\trespond /robots.txt <<ROBOTS\n" + benchIndent(benchRobots, "\t\t") + "\t\tROBOTS 200\n\trespond \"ok\"\n"},
+	// GPTBot verified, as a real one is: by a range list holding the
+	// requests' address (httptest's 192.0.2.1).
+	{"inline-verified", "robots_enforce {\n\t\tsource inline <<ROBOTS\n" + benchIndent(benchRobots, "\t\t") + "\t\tROBOTS\n" +
+		"\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot <RANGES>\n\t\t}\n\t}\n", "\trespond \"ok\"\n"},
 }
 
 // BenchmarkServeHTTP measures a request for each way in (benchVia),
@@ -210,9 +215,14 @@ func benchLoad(b *testing.B) map[benchKey]*caddyhttp.Server {
 			cf.WriteString(src.rest + "}\n")
 		}
 	}
-	cfg, warn, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf.String()), nil)
+	ranges := filepath.Join(b.TempDir(), "gptbot.json")
+	if err := os.WriteFile(ranges, []byte(`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	text := strings.ReplaceAll(cf.String(), "<RANGES>", filepath.ToSlash(ranges))
+	cfg, warn, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(text), nil)
 	if err != nil {
-		b.Fatalf("adapting the Caddyfile: %v\n%s", err, cf.String())
+		b.Fatalf("adapting the Caddyfile: %v\n%s", err, text)
 	}
 	if len(warn) > 0 {
 		b.Fatalf("adapting the Caddyfile: %v", warn)

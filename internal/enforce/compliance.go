@@ -77,6 +77,14 @@ type Evidence struct {
 	inForce [MaxVersions]*Snapshot
 }
 
+// reset makes ev the zero Evidence but for its rooms, which only the
+// lengths of Versions and Served say are in use: clearing them would cost
+// a request a write barrier per slot while the collector runs.
+func (ev *Evidence) reset() {
+	ev.Compliance, ev.Versions, ev.Assessed, ev.RFC9309Allowed, ev.GoogleAllowed = ComplianceAllowed, nil, false, false, false
+	ev.Served, ev.Link = nil, LinkNone
+}
+
 // assess judges a decision for its record (see Compliance): dec was made
 // on req, whose Target is the request as sent, and served are the
 // versions the crawler was served within GraceWindow before now, newest
@@ -131,7 +139,9 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 			}
 		}
 	} else {
-		for _, v := range dec.Snapshot.AppendVersionsAt(ev.inForce[:0], now) {
+		inForce := dec.Snapshot.AppendVersionsAt(ev.inForce[:0], now)
+		defer clear(inForce) // holds no version past the request
+		for _, v := range inForce {
 			if name := v.VersionName(); !slices.Contains(ev.Versions, name) {
 				ev.Versions = append(ev.Versions, name)
 				judge(v)

@@ -118,7 +118,8 @@ type Judgement struct {
 // calls Release; req is not kept.
 func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 	jd := j.pool.Get().(*Judgement)
-	jd.Decision, jd.Identity, jd.Usage, jd.Evidence = Decision{}, verify.Result{}, rules.Usage{}, Evidence{}
+	jd.Decision, jd.Identity, jd.Usage = Decision{}, verify.Result{}, rules.Usage{}
+	jd.Evidence.reset()
 	jd.Record, jd.Deny, jd.RobotsTxt, jd.Escalation, jd.Escalated, jd.listed = false, false, false, nil, false, nil
 	jd.req, jd.judge = *req, j
 	req = &jd.req
@@ -181,11 +182,12 @@ func (j *Judge) undeclared(jd *Judgement, req *Request) {
 	jd.Identity = verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
 }
 
-// Release gives the Judgement's memory back for other requests.
-func (jd *Judgement) Release() {
-	jd.req, jd.Decision, jd.Evidence = Request{}, Decision{}, Evidence{}
-	jd.judge.pool.Put(jd)
-}
+// Release gives the Judgement's memory back for other requests. What it
+// held is overwritten by the next judgement, not cleared here: clearing a
+// struct of pointers costs a write barrier per pointer while the
+// collector runs, on every request, and the pool lets go of what it holds
+// at the collector's second cycle anyway.
+func (jd *Judgement) Release() { jd.judge.pool.Put(jd) }
 
 // Request returns the request judged, as the Judgement holds it.
 func (jd *Judgement) Request() *Request { return &jd.req }
