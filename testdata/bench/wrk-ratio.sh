@@ -32,7 +32,8 @@
 #   PROFILE      1 to also take, per User-Agent, a CPU profile of the
 #                process with robots_enforce under the same load (through
 #                its admin endpoint, on PORT_ADMIN, 18094) and print the
-#                share of its CPU the handler's own work took: measured
+#                share of its CPU the handler's own work took (the sum of
+#                its parts, see handler_share in lib.sh): measured
 #                within one process at one time, that share does not drift
 #                with the machine as the ratio does. Needs the go command.
 #   ROUNDS       rounds (3)
@@ -92,6 +93,8 @@ respond | file_server | reverse_proxy) ;;
 	;;
 esac
 demo=$(cd "$(dirname "$0")/../demo" && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if [[ -z ${CADDY:-} ]]; then
 	echo "building ./cmd/caddy" >&2
@@ -172,13 +175,6 @@ if [[ $denied != "$want_with" || $passed != 200 ]]; then
 	exit 1
 fi
 
-cpu_ticks() { # user + system CPU of process $1, in clock ticks
-	local stat
-	stat=$(<"/proc/$1/stat")
-	stat=${stat##*) } # past the command name, which may hold spaces
-	awk '{ print $12 + $13 }' <<<"$stat"
-}
-
 load() { # load VARIANT UA SECONDS: run wrk, print the requests it completed
 	local out
 	out=$("${wrk_pin[@]}" timeout $(($3 + 15)) wrk -t1 -c"$CONNECTIONS" -d"${3}s" \
@@ -235,10 +231,8 @@ if [[ $PROFILE == 1 && $CONTROL != 1 ]]; then
 		sleep 1
 		curl -fso "$work/$ua.pprof" "http://127.0.0.1:$PORT_ADMIN/debug/pprof/profile?seconds=$DURATION"
 		wait "$loading" || exit 1
-		# judge is all the handler does besides calling the next handler.
-		share=$(go tool pprof -top -cum "$work/$ua.pprof" 2>/dev/null |
-			awk '/caddymodule\.\(\*Handler\)\.judge$/ { print $5; found = 1 } END { if (!found) print "?" }')
-		printf '%-7s  %s\n' "$ua" "$share"
+		# The handler's own work, summed over its parts (lib.sh says which).
+		printf '%-7s  %s\n' "$ua" "$(handler_share "$work/$ua.pprof")"
 	done
 fi
 
@@ -251,8 +245,7 @@ for ua in browser crawler; do
 		ratios+=("$(awk -v a="${per_req[$round,$ua,with]}" -v b="${per_req[$round,$ua,without]}" \
 			'BEGIN { printf "%.3f", a / b }')")
 	done
-	median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END {
-		printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	median=$(printf '%s\n' "${ratios[@]}" | median)
 	pooled=$(awk -v tw="${ticks[$ua,with]}" -v nw="${requests[$ua,with]}" \
 		-v to="${ticks[$ua,without]}" -v no="${requests[$ua,without]}" 'BEGIN { printf "%.3f", tw / nw / (to / no) }')
 	printf '%-7s  %-40s  %-6s  %s\n' "$ua" "${ratios[*]}" "$median" "$pooled"

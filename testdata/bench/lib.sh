@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# lib.sh: helpers shared by wrk-ratio.sh and compare.sh; sourced, not run.
+
+# cpu_ticks PID: the user + system CPU time of process PID, in clock ticks.
+cpu_ticks() {
+	local stat
+	stat=$(<"/proc/$1/stat")
+	stat=${stat##*) } # past the command name, which may hold spaces
+	awk '{ print $12 + $13 }' <<<"$stat"
+}
+
+# median: the median of the numbers on standard input, one a line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "?"; exit }
+		printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# handler_share PROFILE: the share of a CPU profile's samples that
+# robots_enforce's handler spent on its own work, then its parts, e.g.
+# "2.31% (judgeRequest 1.60% publish 0.52% ...)"; "?" when the profile
+# holds none of it.
+#
+# ServeHTTP hands the request on from inside itself, so its cumulative
+# share holds the rest of the route too. Its own work is summed instead:
+# the cumulative shares of the functions it calls for it, which call one
+# another not at all and the next handler never (judgeRequest: gather the
+# request and judge it; publish: placeholders, metrics, the record; deny;
+# withUsage: the Content-Usage writer; isInternalFetch; the judgement's
+# Release), plus ServeHTTP's flat share, its own instructions. What this
+# leaves out is a callee the compiler inlined and pprof does not name
+# apart (none of them costs more than a field read). The usageWriter's
+# WriteHeader runs inside the next handler and is not counted: the share
+# is what the handler does before it hands on or answers.
+#
+# pprof drops nodes under 0.5% by default: -nodefraction=0 keeps them. An
+# inlined function is listed with " (inline)" after its name.
+handler_share() {
+	go tool pprof -top -cum -nodefraction=0 -edgefraction=0 "$1" 2>/dev/null | awk '
+		function pct(s) { sub(/%$/, "", s); return s + 0 }
+		{ name = $6; sub(/.*\./, "", name) }
+		/caddymodule\.\(\*Handler\)\.(judgeRequest|publish|deny|withUsage)( \(inline\))?$/ ||
+		/caddymodule\.isInternalFetch( \(inline\))?$/ ||
+		/internal\/enforce\.\(\*Judgement\)\.Release( \(inline\))?$/ {
+			share[name] += pct($5); total += pct($5); n++
+		}
+		/caddymodule\.\(\*Handler\)\.ServeHTTP$/ {
+			share["ServeHTTP(flat)"] += pct($2); total += pct($2); n++
+		}
+		END {
+			if (!n) { print "?"; exit }
+			split("judgeRequest publish deny withUsage isInternalFetch Release ServeHTTP(flat)", order, " ")
+			parts = ""
+			for (i = 1; i in order; i++)
+				if (order[i] in share) parts = parts sprintf(" %s %.2f%%", order[i], share[order[i]])
+			printf "%.2f%% (%s)\n", total, substr(parts, 2)
+		}'
+}
