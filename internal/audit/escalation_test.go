@@ -72,9 +72,9 @@ func TestEscalatedLog(t *testing.T) {
 	r := a.Report()
 	type want struct {
 		agent, identity, ip, site, mode string
-		since, until, started        time.Time
-		by                           string
-		denied, violations           int64
+		since, until, started           time.Time
+		by                              string
+		denied, violations              int64
 	}
 	wants := []want{
 		// Its first violation blocks it at its address for an hour: an
