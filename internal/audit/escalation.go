@@ -117,7 +117,6 @@ type escalations struct {
 type escEntry struct {
 	key string
 	ip  string // "" for a verified crawler
-	pos int    // in the heap
 	// began counts its beginning records: one, or the same one read
 	// twice (two copies of a log). Of two, the least of each text is
 	// kept, so the report does not depend on which came first.
@@ -226,9 +225,8 @@ func (t *escalations) evict() {
 }
 
 func (t *escalations) push(e *escEntry) {
-	e.pos = len(t.heap)
 	t.heap = append(t.heap, e)
-	for i := e.pos; i > 0; {
+	for i := len(t.heap) - 1; i > 0; {
 		p := (i - 1) / 2
 		if t.heap[p].key <= t.heap[i].key {
 			return
@@ -257,7 +255,6 @@ func (t *escalations) down(i int) {
 
 func (t *escalations) swap(i, j int) {
 	t.heap[i], t.heap[j] = t.heap[j], t.heap[i]
-	t.heap[i].pos, t.heap[j].pos = i, j
 }
 
 // report returns the escalations whose beginning was read, by when they
