@@ -33,7 +33,9 @@ rate, whether and how it is known to have fetched robots.txt ("yes (token)":
 under its own product token; "yes (ip)": from a client IP it crawls from),
 its most requested disallowed paths, and the robots.txt versions it was
 judged against. Requests that claimed a crawler's token and failed its
-identity check are listed apart, as forgeries of that token.
+identity check are listed apart, as forgeries of that token. Crawlers the
+violators option escalated are listed too: each escalation's mode, since
+and until when, the request that began it, and the requests it refused.
 
 Give log files, plain or gzip-compressed (rotated logs; found by content,
 whatever the name), glob patterns (quoted or not: "robots*.log*"), or - for

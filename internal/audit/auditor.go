@@ -84,6 +84,9 @@ type Options struct {
 	// Buckets is the time line's number of buckets; default
 	// DefaultBuckets.
 	Buckets int
+	// MaxEscalations bounds the escalations kept (see Escalation);
+	// default DefaultMaxEscalations.
+	MaxEscalations int
 }
 
 // An Auditor reads compliance records and robots.txt serves and counts
@@ -102,6 +105,7 @@ type Auditor struct {
 	other   *crawler // the rows past MaxCrawlers
 	forged  *crawler // the forgeries past MaxCrawlers
 	fetches fetchIndex
+	esc     escalations
 	tl      timeline
 	total   LineCounts
 	missing Missing
@@ -117,7 +121,8 @@ func New(opts Options) *Auditor {
 	opts.PathCounters = orDefault(opts.PathCounters, DefaultPathCounters)
 	opts.TopPaths = min(orDefault(opts.TopPaths, DefaultTopPaths), opts.PathCounters)
 	opts.Buckets = orDefault(opts.Buckets, DefaultBuckets)
-	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex()}
+	opts.MaxEscalations = orDefault(opts.MaxEscalations, DefaultMaxEscalations)
+	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex(), esc: newEscalations(opts.MaxEscalations)}
 	if !opts.Filter.Since.IsZero() {
 		a.since = opts.Filter.Since.UnixNano()
 	}
@@ -178,6 +183,9 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 				c.lateClientKnown = true
 			}
 		}
+	}
+	if rec.has&hasEscalation != 0 && len(rec.escalation) > 0 {
+		a.esc.add(rec, ns, timed)
 	}
 	fetched := c.fetchEvidence(rec, ns, timed)
 	if rec.outcome == outViolation {

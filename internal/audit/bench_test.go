@@ -19,14 +19,15 @@ const benchLogSize = 64 << 20
 // versions of the audit; BenchmarkAuditV2 and BenchmarkAuditV3 read what
 // handlers of versions 2 and 3 write.
 var (
-	benchLog   = sync.OnceValue(func() []byte { return genBenchLog(1) })
-	benchLogV2 = sync.OnceValue(func() []byte { return genBenchLog(2) })
-	benchLogV3 = sync.OnceValue(func() []byte { return genBenchLog(3) })
+	benchLog      = sync.OnceValue(func() []byte { return genBenchLog(1, false) })
+	benchLogV2    = sync.OnceValue(func() []byte { return genBenchLog(2, false) })
+	benchLogV3    = sync.OnceValue(func() []byte { return genBenchLog(3, false) })
+	benchLogV3Esc = sync.OnceValue(func() []byte { return genBenchLog(3, true) })
 )
 
-func genBenchLog(version int) []byte {
+func genBenchLog(version int, escalated bool) []byte {
 	var b bytes.Buffer
-	if err := genLog(&b, benchLogSize, 1, version); err != nil {
+	if err := genLog(&b, benchLogSize, 1, version, escalated); err != nil {
 		panic(err)
 	}
 	return b.Bytes()
@@ -50,11 +51,26 @@ func BenchmarkAuditV3(b *testing.B) {
 	benchmarkAudit(b, benchLogV3())
 }
 
+// BenchmarkAuditV3Escalated reads the same records, a quarter of them of
+// escalated crawlers (see genLog); BenchmarkAuditV3EscalatedBound keeps
+// 1,000 of their 4,000 escalations, to measure the bound's evictions.
+func BenchmarkAuditV3Escalated(b *testing.B) {
+	benchmarkAudit(b, benchLogV3Esc())
+}
+
+func BenchmarkAuditV3EscalatedBound(b *testing.B) {
+	benchmarkAuditWith(b, benchLogV3Esc(), Options{MaxEscalations: 1000})
+}
+
 func benchmarkAudit(b *testing.B, data []byte) {
+	benchmarkAuditWith(b, data, Options{})
+}
+
+func benchmarkAuditWith(b *testing.B, data []byte, opts Options) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		a := New(Options{})
+		a := New(opts)
 		if _, err := a.Read("bench.log", bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}

@@ -73,6 +73,7 @@ func (a *Auditor) Report() *Report {
 		}
 	}
 	r.OnlyDenials = requests > 0 && allowed == 0
+	r.Escalations, r.EscalationStats = a.esc.report()
 	return r
 }
 

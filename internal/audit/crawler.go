@@ -133,11 +133,7 @@ var (
 // row returns the counts of the record's agent, site (or host) and
 // identity, compared case-insensitively.
 func (a *Auditor) row(rec *rawRecord) *crawler {
-	host := rec.host
-	if rec.has&hasSite != 0 && len(rec.site) > 0 {
-		host = rec.site
-	}
-	agent, host := cut(rec.agent, MaxAgentLength), cut(host, MaxHostLength)
+	agent, host := cut(rec.agent, MaxAgentLength), siteOf(rec)
 	id := cut(rec.identity, maxIdentityLength)
 	k := appendLower(a.key[:0], agent)
 	k = append(k, 0)
@@ -176,6 +172,17 @@ func (a *Auditor) row(rec *rawRecord) *crawler {
 	}
 	a.pairs[string(k)] = c
 	return c
+}
+
+// siteOf returns the site of a line, the origin whose robots.txt applies,
+// or, for a record without one (version 1), its Host; cut at
+// MaxHostLength.
+func siteOf(rec *rawRecord) []byte {
+	host := rec.host
+	if rec.has&hasSite != 0 && len(rec.site) > 0 {
+		host = rec.site
+	}
+	return cut(host, MaxHostLength)
 }
 
 // identityOf names a lower-case identity value.

@@ -38,6 +38,9 @@
 //	agent_fetched_robots  the agent had fetched robots.txt (version 1)
 //	robots_hash           the robots.txt in force that decided
 //	judged_versions       the versions a violation was judged against (version 2)
+//	escalation, escalation_began, escalated_since, escalated_until, escalated_by
+//	                      the escalation of a repeat violator (version 3, the
+//	                      handler's violators option; see Escalations)
 //
 // The same logger's lines "robots.txt served" (version 2) are read too: site
 // (or host), client_ip, user_agent, agents (the User-Agent's product
@@ -147,6 +150,27 @@
 // serves). ViolationsAfterFetch counts the violations whose own record ties
 // a fetch to the crawler, and those made at or after FetchedBy.
 //
+// # Escalations
+//
+// With the handler's violators option, a crawler recorded with a
+// violation is escalated for a while ("enforce": what its group
+// disallows is denied even in log mode; "block": everything but
+// robots.txt). The record of the violation that began it says
+// escalation_began true; it and every record of the crawler while it
+// lasts carry escalation (the mode), escalated_since and escalated_until
+// (times, in the form of ts) and escalated_by (the target that began it).
+// Report.Escalations lists each escalation whose beginning was read. An
+// escalation is keyed as the handler keys its table, by site and product
+// token, and the client address unless the beginning's identity is
+// verified, with the time it began, so the same crawler escalated again,
+// or by another instance, is another escalation. Its Denied counts the
+// records of its key with verdict deny (the beginning's own left out: it
+// was judged before the escalation was in force); denials whose
+// beginning was not read are counted in
+// Report.EscalationStats.DeniedUnlisted. Of two records of one beginning
+// (two copies of a log), the least of each text, the latest end and the
+// earliest time are shown.
+//
 // # Order
 //
 // Logs may be read in any order, and their records may interleave in time:
@@ -156,7 +180,7 @@
 // time (see Timeline). Past the bounds below, what is kept can depend on
 // the order: which rows count apart (MaxCrawlers), which paths take a
 // counter (an estimate either way), which clients a row keeps
-// (MaxClientIPs).
+// (MaxClientIPs); not which escalations are listed (see Bounds).
 //
 // # Bounds
 //
@@ -164,8 +188,15 @@
 // entry per row, up to Options.MaxCrawlers (past it, new rows are counted
 // together as OtherAgent at OtherHost); per row, a fixed number of path
 // counters, robots.txt versions, clients and time buckets; up to
-// MaxFetchKeys robots.txt serves' keys; and one line at a time. Agents, sites and
-// paths are cut at MaxAgentLength, MaxHostLength and MaxPathLength.
+// MaxFetchKeys robots.txt serves' keys; up to Options.MaxEscalations
+// escalations; and one line at a time. Agents, sites and paths (and the
+// target that began an escalation) are cut at MaxAgentLength,
+// MaxHostLength and MaxPathLength.
+//
+// Past Options.MaxEscalations, the escalations that began latest are
+// kept, each with all its denials, whatever the order the lines were
+// read in; the beginnings of the others and their denials are counted in
+// Report.EscalationStats.
 //
 // The top disallowed paths of a crawler are counted with the Space-Saving
 // algorithm (Metwally, Agrawal and El Abbadi, "Efficient computation of

@@ -45,9 +45,24 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 		dst, set = &rec.rfcVerdict, hasRFCVerdict
 	case record.GoogleVerdict:
 		dst, set = &rec.googleVerdict, hasGoogleVerdict
+	case record.Escalation:
+		dst, set = &rec.escalation, hasEscalation
+	case record.EscalatedBy:
+		dst, set = &rec.escalatedBy, hasEscalatedBy
 	case record.TS:
 		if c == '"' || c == '-' || isDigit(c) {
-			return s.timestamp(rec, c)
+			rec.has |= hasTS
+			return s.timeValue(&rec.ts, &rec.tsString, c)
+		}
+	case record.EscalatedSince:
+		if c == '"' || c == '-' || isDigit(c) {
+			rec.has |= hasEscalatedSince
+			return s.timeValue(&rec.escSince, &rec.escSinceString, c)
+		}
+	case record.EscalatedUntil:
+		if c == '"' || c == '-' || isDigit(c) {
+			rec.has |= hasEscalatedUntil
+			return s.timeValue(&rec.escUntil, &rec.escUntilString, c)
 		}
 	case record.ServedAt:
 		if c == '-' || isDigit(c) {
@@ -67,6 +82,10 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 	case record.ServedRobots:
 		if c == 't' || c == 'f' {
 			return s.flag(&rec.servedRobots, &rec.has, hasServedRobots)
+		}
+	case record.EscalationBegan:
+		if c == 't' || c == 'f' {
+			return s.flag(&rec.escalationBegan, &rec.has, hasEscalationBegan)
 		}
 	case record.JudgedVersions:
 		if c == '[' {
@@ -101,17 +120,17 @@ func (s *scanner) flag(dst *tri, has *fieldSet, set fieldSet) error {
 	return err
 }
 
-// timestamp reads the value of "ts", a number or a string, whose first
-// byte is c.
-func (s *scanner) timestamp(rec *rawRecord, c byte) error {
+// timeValue reads a time ("ts", or an escalation's bound), a number or a
+// string whose first byte is c, into dst, and notes which in isString:
+// zap writes every time field in the form Caddy's time_format sets.
+func (s *scanner) timeValue(dst *[]byte, isString *bool, c byte) error {
 	var err error
 	if c == '"' {
-		rec.ts, err = s.str()
+		*dst, err = s.str()
 	} else {
-		rec.ts, err = s.number()
+		*dst, err = s.number()
 	}
-	rec.tsString = c == '"'
-	rec.has |= hasTS
+	*isString = c == '"'
 	return err
 }
 

@@ -199,6 +199,27 @@ func agentText(c *Crawler) string {
 	return clean(c.Agent) + " (" + clean(c.Identity) + ")"
 }
 
+// escalationsIntro heads the escalated crawlers in the table and HTML
+// formats.
+const escalationsIntro = "Escalated crawlers: recorded with a violation, then, for a while, denied what their group disallows even in log mode (enforce) or everything but robots.txt (block). DENIED counts the requests refused while escalated."
+
+// escalationIPText shows the address an escalation holds a claim to:
+// "(any)" for a verified crawler, escalated wherever it asks from.
+func escalationIPText(e *Escalation) string {
+	if e.Identity == IdentityVerified {
+		return "(any)"
+	}
+	return clean(e.ClientIP)
+}
+
+// timeOrUnknown writes a time as timeText does, "unknown" for zero.
+func timeOrUnknown(t time.Time) string {
+	if t.IsZero() {
+		return unknownText
+	}
+	return timeText(t)
+}
+
 // pairText names a row: its crawler, with its identity, at its site.
 func pairText(c *Crawler) string {
 	return agentText(c) + " at " + clean(c.Host)

@@ -40,8 +40,12 @@ var genAgents = func() []string {
 var genHosts = []string{"www.example.com", "blog.example.com", "shop.example.com", "example.org", "docs.example.net", "localhost:8081"}
 
 // genLog writes records of the given record version (1, 2 or 3) to w until
-// at least size octets are written.
-func genLog(w io.Writer, size int64, seed uint64, version int) error {
+// at least size octets are written. With escalated (version 3), the
+// records of one agent in four carry a block escalation begun at the
+// start of their minute, as the handler's violators option writes it, one
+// violation in five of them its beginning: some 4,000 escalations (sites,
+// addresses and minutes), more than a handler's day would begin.
+func genLog(w io.Writer, size int64, seed uint64, version int, escalated bool) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	paths := make([]string, 2000)
@@ -67,7 +71,8 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 			line = fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt served","record_version":2,"site":"https://%s","host":%q,"uri":"/robots.txt","user_agent":"Mozilla/5.0 (compatible; %s/1.2; +https://example.com/bot)","agents":["Mozilla","compatible","%s"],"client_ip":"198.51.100.%d","remote_ip":"198.51.100.%d","robots_hash":"088849e3edc5eed%d","http_status":200}`+"\n",
 				ts, host, host, agent, agent, rng.IntN(250), rng.IntN(250), rng.IntN(3))
 		default:
-			agent := genAgents[min(rng.IntN(len(genAgents)), rng.IntN(len(genAgents)))]
+			ai := min(rng.IntN(len(genAgents)), rng.IntN(len(genAgents)))
+			agent := genAgents[ai]
 			host := genHosts[rng.IntN(len(genHosts))]
 			path := paths[rng.IntN(len(paths))]
 			if rng.IntN(10) == 0 {
@@ -88,7 +93,15 @@ func genLog(w io.Writer, size int64, seed uint64, version int) error {
 				break
 			}
 			if version == 3 {
-				line = genDecisionV3(line, rng, ts, agent, host, path, verdict, compliance)
+				esc := ""
+				if escalated && ai%4 == 0 {
+					since := float64(int64(ts) / 60 * 60)
+					esc = fmt.Sprintf(`,"escalation":"block","escalated_since":%.6f,"escalated_until":%.6f,"escalated_by":"/private/0/page-1.html"`, since, since+86400)
+					if compliance == "violation" && i%5 == 3 {
+						esc += `,"escalation_began":true`
+					}
+				}
+				line = genDecisionV3(line, rng, ts, agent, host, path, verdict, compliance, esc)
 				break
 			}
 			ip := rng.IntN(250)
@@ -119,8 +132,9 @@ func genServedV3(line []byte, rng *rand.Rand, ts float64, agent, host string) []
 		ts, host, host, agent, agent, credited, ip, ip, rng.IntN(3))
 }
 
-// genDecisionV3 appends a compliance record of record version 3.
-func genDecisionV3(line []byte, rng *rand.Rand, ts float64, agent, host, path, verdict, compliance string) []byte {
+// genDecisionV3 appends a compliance record of record version 3, with the
+// fields esc (an escalation's, or "").
+func genDecisionV3(line []byte, rng *rand.Rand, ts float64, agent, host, path, verdict, compliance, esc string) []byte {
 	ip := rng.IntN(250)
 	identity := [...]string{"verified", "verified", "unverified", "pending", "unconfirmed", "forged"}[rng.IntN(6)]
 	served := rng.IntN(2) == 0
@@ -137,8 +151,8 @@ func genDecisionV3(line []byte, rng *rand.Rand, ts float64, agent, host, path, v
 	if served {
 		servedFields = fmt.Sprintf(`"served_at":%.6f,"served_hash":"088849e3edc5eed7","served_link":%q,`, ts-60, link)
 	}
-	return fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://%s","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":%q,"reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"compliance":%q,"grace":%t,"judged_versions":["088849e3edc5eed%d","5f0c1e2d3a4b5c6d"],%s"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","robots_fetched_at":%.6f,"remote_ip":"10.0.0.1","client_ip":"198.51.100.%d","agent_fetched_robots":%t,"served_robots":%t,%s"automation":"catalogue","content_usage":"train-ai=n","identity":%q,"identity_method":"ip_ranges"}`+"\n",
-		ts, host, host, path, rng.IntN(100), agent, agent, verdict, mode, compliance, compliance == "grace", rng.IntN(3), verdicts, rng.IntN(3), host, ts-30, ip, served, served, servedFields, identity)
+	return fmt.Appendf(line, `{"level":"info","ts":%.6f,"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","record_version":3,"site":"https://%s","host":%q,"method":"GET","uri":"%s?ref=%d","user_agent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; %s/1.2; +https://example.com/bot)","agent":%q,"bot_class":"named","verdict":%q,"mode":%q,"reason":"named_group","reading":"as_sent","group_line":4,"rule":"/private/","rule_line":9,"compliance":%q,"grace":%t,"judged_versions":["088849e3edc5eed%d","5f0c1e2d3a4b5c6d"],%s"robots_hash":"088849e3edc5eed%d","robots_source":"https://%s/robots.txt","robots_fetched_at":%.6f,"remote_ip":"10.0.0.1","client_ip":"198.51.100.%d","agent_fetched_robots":%t,"served_robots":%t,%s"automation":"catalogue","content_usage":"train-ai=n","identity":%q,"identity_method":"ip_ranges"%s}`+"\n",
+		ts, host, host, path, rng.IntN(100), agent, agent, verdict, mode, compliance, compliance == "grace", rng.IntN(3), verdicts, rng.IntN(3), host, ts-30, ip, served, served, servedFields, identity, esc)
 }
 
 // The -genlog flag makes TestGenLog write a generated log to a file, to
@@ -160,7 +174,7 @@ func TestGenLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := genLog(f, *genLogSize, 1, *genLogVersion); err != nil {
+	if err := genLog(f, *genLogSize, 1, *genLogVersion, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -46,17 +46,19 @@ const (
 
 // htmlView is what the template draws.
 type htmlView struct {
-	R              *Report
-	Headline       string
-	Skipped        string
-	Notes          []string
-	Rows           []htmlRow
-	Forgeries      []htmlRow
-	ForgeriesIntro string
-	Chart          htmlBarChart
-	Timelines      []htmlTimeline
-	MoreTL         int
-	Width          string
+	R                *Report
+	Headline         string
+	Skipped          string
+	Notes            []string
+	Rows             []htmlRow
+	Forgeries        []htmlRow
+	ForgeriesIntro   string
+	Escalations      []htmlEscalation
+	EscalationsIntro string
+	Chart            htmlBarChart
+	Timelines        []htmlTimeline
+	MoreTL           int
+	Width            string
 }
 
 type htmlRow struct {
@@ -76,6 +78,15 @@ type htmlRow struct {
 	Paths                []htmlPath
 	Versions             []htmlVersion
 	Judged               []htmlVersion
+}
+
+// htmlEscalation is one row of the escalated crawlers' table.
+type htmlEscalation struct {
+	E                         *Escalation
+	Agent, Identity, IP, Site string
+	Mode, Since, Until        string
+	Denied, Violations        string
+	StartedAt, StartedBy      string
 }
 
 type htmlPath struct{ Count, Path string }
@@ -118,7 +129,7 @@ type htmlTimeline struct {
 }
 
 // WriteHTML writes the report as one self-contained HTML page: a summary
-// table, the forged claims, a bar chart of denials per crawler, each
+// table, the forged claims, the escalated crawlers, a bar chart of denials per crawler, each
 // crawler's requests over time by what they count as, its top disallowed
 // paths, and the inputs read.
 func (r *Report) WriteHTML(w io.Writer) error {
@@ -128,6 +139,16 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	for i := range r.Forgeries {
 		v.Forgeries = append(v.Forgeries, htmlRowOf(&r.Forgeries[i]))
+	}
+	v.EscalationsIntro = escalationsIntro
+	for i := range r.Escalations {
+		e := &r.Escalations[i]
+		v.Escalations = append(v.Escalations, htmlEscalation{
+			E: e, Agent: clean(e.Agent), Identity: clean(e.Identity), IP: escalationIPText(e), Site: clean(e.Site),
+			Mode: clean(e.Mode), Since: timeOrUnknown(e.Since), Until: timeOrUnknown(e.Until),
+			Denied: commas(e.Denied), Violations: commas(e.Violations),
+			StartedAt: timeOrUnknown(e.StartedAt), StartedBy: clean(e.EscalatedBy),
+		})
 	}
 	v.Chart = r.barChart()
 	for i := range r.Crawlers {

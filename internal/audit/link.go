@@ -100,11 +100,7 @@ func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool) {
 	if !timed {
 		ns = -1
 	}
-	site := rec.host
-	if rec.has&hasSite != 0 && len(rec.site) > 0 {
-		site = rec.site
-	}
-	site = cut(site, MaxHostLength)
+	site := siteOf(rec)
 	var kept, full bool
 	note := func(m *map[string]int64) {
 		if x.put(m, ns) {

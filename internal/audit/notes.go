@@ -60,6 +60,18 @@ func (r *Report) notes() []string {
 		add("AFTER FETCH is a lower bound for %s: of their violations without a fetch on record, only the first %s read are compared with a fetch that other logs show.",
 			pluralVerb(int64(f.RowsPastTimes), "row", "rows"), commas(MaxViolationTimes))
 	}
+	if e := r.EscalationStats; e.Dropped > 0 {
+		add("%s not listed: past the %s kept, those that began latest.",
+			pluralVerb(e.Dropped, "escalation's beginning is", "escalations' beginnings are"), commas(int64(e.Max)))
+	}
+	if e := r.EscalationStats; e.DeniedUnlisted > 0 {
+		why := "it is in an earlier log, or the filter left it out"
+		if e.Dropped > 0 {
+			why += ", or it was past the escalations kept"
+		}
+		add("%s to no escalation listed: the violation that began it is not among the records read (%s).",
+			pluralVerb(e.DeniedUnlisted, "escalated denial belongs", "escalated denials belong"), why)
+	}
 	for _, in := range r.Inputs {
 		if in.Warning != "" {
 			add("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, "."))

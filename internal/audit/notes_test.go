@@ -56,6 +56,8 @@ var noteKeys = map[string]string{
 	"ips":          "clients: a robots.txt fetch by one of the others",
 	"times":        "AFTER FETCH is a lower bound",
 	"warning":      "zstd-compressed",
+	"esc-dropped":  "not listed: past the",
+	"esc-unlisted": "to no escalation listed",
 }
 
 // notesOf returns the keys of the notes printed.
@@ -142,6 +144,13 @@ func TestNotes(t *testing.T) {
 		{"paths estimated", paths("/a", 5, "/b", 5, "/c", 1), Options{PathCounters: 2, TopPaths: 2}, []string{"all-100", "no-allowed", "paths"}, ""},
 		// The same, but only the exact count is listed.
 		{"paths evicted, not listed", paths("/a", 10, "/b", 1, "/c", 1), Options{PathCounters: 2, TopPaths: 1}, []string{"all-100", "no-allowed"}, ""},
+		{"an escalation and its denials", v2("A", "allow", "allowed") + escBegan(0) + escDenied(0), Options{}, nil, ""},
+		{"a denial whose escalation began before the log", v2("A", "allow", "allowed") + escDenied(0), Options{}, []string{"esc-unlisted"},
+			"1 escalated denial belongs to no escalation listed: the violation that began it is not among the records read (it is in an earlier log, or the filter left it out)."},
+		{"escalations past the bound", v2("A", "allow", "allowed") + escBegan(60) + escBegan(0) + escBegan(120), Options{MaxEscalations: 1}, []string{"esc-dropped"},
+			"2 escalations' beginnings are not listed: past the 1 kept, those that began latest."},
+		{"... with their denials", v2("A", "allow", "allowed") + escBegan(60) + escDenied(0) + escBegan(0), Options{MaxEscalations: 1}, []string{"esc-dropped", "esc-unlisted"},
+			"1 escalation's beginning is not listed: past the 1 kept, those that began latest.\n1 escalated denial belongs to no escalation listed: the violation that began it is not among the records read (it is in an earlier log, or the filter left it out, or it was past the escalations kept)."},
 	}
 	for _, tt := range tests {
 		a := New(tt.opts)

@@ -104,7 +104,15 @@ type recordFields struct {
 	servedAt             []byte // a JSON number
 	grace, fetched       tri
 	servedRobots         tri
-	has                  fieldSet
+	// The escalation of a repeat violator (the handler's violators
+	// option): its mode, the target that began it, and its bounds, each a
+	// JSON number or string as ts may be.
+	escalation, escalatedBy []byte
+	escSince, escUntil      []byte
+	escSinceString          bool
+	escUntilString          bool
+	escalationBegan         tri
+	has                     fieldSet
 }
 
 // fieldSet records which optional fields a record had.
@@ -133,6 +141,11 @@ const (
 	hasUserAgent
 	hasRFCVerdict
 	hasGoogleVerdict
+	hasEscalation
+	hasEscalationBegan
+	hasEscalatedSince
+	hasEscalatedUntil
+	hasEscalatedBy
 )
 
 // The logger and messages of the handler's lines, as package record

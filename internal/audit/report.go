@@ -45,6 +45,11 @@ type Report struct {
 	// that token, counted in none of its Crawlers rows. Most requests
 	// first.
 	Forgeries []Crawler `json:"forgeries"`
+	// Escalations are the escalations of repeat violators (the handler's
+	// violators option) whose beginning was read, by when they began;
+	// EscalationStats says what they leave out.
+	Escalations     []Escalation    `json:"escalations"`
+	EscalationStats EscalationStats `json:"escalation_stats"`
 }
 
 // ReportFilter is the Filter of a report, with times in UTC.

@@ -274,6 +274,7 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(scanRecord[:200]))
 	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny","compliance":"protective","judged_versions":["a","b\u00e9",1,[]],"identity":"forged","served_robots":true,"served_at":1.5e9}`))
 	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt served","site":"http://localhost:8081","agents":["Mozilla","x"],"client_ip":"::1"}`))
+	f.Add([]byte(`{"logger":"http.handlers.robots_enforce","msg":"robots.txt decision","verdict":"deny","escalation":"block","escalated_since":1795680654.4566813,"escalated_until":"2026-11-26T09:30:54Z","escalated_by":"/private/\u0061","escalation_began":true}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var s scanner
 		var r rawRecord
@@ -292,13 +293,14 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("parseLine(%q) read a record that encoding/json rejects: %v", line, err)
 		}
 		for name, got := range map[string][]byte{"logger": r.logger, "msg": r.msg, "verdict": r.verdict, "host": r.host, "uri": r.uri, "agent": r.agent, "robots_hash": r.hash,
-			"site": r.site, "mode": r.mode, "compliance": r.compliance, "identity": r.identity, "identity_method": r.method, "client_ip": r.clientIP, "served_link": r.servedLink} {
+			"site": r.site, "mode": r.mode, "compliance": r.compliance, "identity": r.identity, "identity_method": r.method, "client_ip": r.clientIP, "served_link": r.servedLink,
+			"escalation": r.escalation, "escalated_by": r.escalatedBy} {
 			want, isString := m[name].(string)
 			if g := asJSON(got); isString && g != want {
 				t.Fatalf("parseLine(%q): %s = %q, encoding/json %q", line, name, g, want)
 			}
 		}
-		for name, got := range map[string]tri{"grace": r.grace, "agent_fetched_robots": r.fetched, "served_robots": r.servedRobots} {
+		for name, got := range map[string]tri{"grace": r.grace, "agent_fetched_robots": r.fetched, "served_robots": r.servedRobots, "escalation_began": r.escalationBegan} {
 			if want, isBool := m[name].(bool); isBool && (got == triTrue) != want {
 				t.Fatalf("parseLine(%q): %s = %v, encoding/json %v", line, name, got, want)
 			}

@@ -9,9 +9,9 @@ import (
 )
 
 // WriteTable writes the report as aligned text: a summary line, a table of
-// crawlers, a table of forged claims, each violating crawler's top
-// disallowed paths and robots.txt versions, then the skipped lines and
-// notes. Times are UTC.
+// crawlers, a table of forged claims, a table of escalated crawlers, each
+// violating crawler's top disallowed paths and robots.txt versions, then
+// the skipped lines and notes. Times are UTC.
 func (r *Report) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "robots.txt compliance audit: "+r.headline())
@@ -28,6 +28,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Forgeries) > 0 {
 		fmt.Fprintf(bw, "\n%s\n\n", forgeriesIntro)
 		writeColumns(bw, forgeryColumns, r.Forgeries)
+	}
+	if len(r.Escalations) > 0 {
+		fmt.Fprintf(bw, "\n%s\n\n", escalationsIntro)
+		writeColumns(bw, escalationColumns, r.Escalations)
 	}
 	r.pathsText(bw)
 	if notes := r.notes(); len(notes) > 0 {
@@ -90,15 +94,16 @@ func (r *Report) filterText() string {
 	return strings.Join(parts, ", ")
 }
 
-// column is a column of a text table; numeric ones align right.
-type column struct {
+// column is a column of a text table of rows of T; numeric ones align
+// right.
+type column[T any] struct {
 	title string
 	right bool
-	cell  func(c *Crawler) string
+	cell  func(c *T) string
 }
 
 // crawlerColumns are the crawler table's columns.
-var crawlerColumns = []column{
+var crawlerColumns = []column[Crawler]{
 	{"AGENT", false, func(c *Crawler) string { return clean(c.Agent) }},
 	{"IDENTITY", false, func(c *Crawler) string { return clean(c.Identity) }},
 	{"SITE", false, func(c *Crawler) string { return clean(c.Host) }},
@@ -116,7 +121,7 @@ var crawlerColumns = []column{
 
 // forgeryColumns are the forgeries table's columns: no rate, since the
 // requests are no crawler's.
-var forgeryColumns = []column{
+var forgeryColumns = []column[Crawler]{
 	{"CLAIMED", false, agentText},
 	{"SITE", false, func(c *Crawler) string { return clean(c.Host) }},
 	{"MODE", false, modeText},
@@ -128,8 +133,24 @@ var forgeryColumns = []column{
 	{"LAST SEEN", false, func(c *Crawler) string { return timeText(c.LastSeen) }},
 }
 
+// escalationColumns are the escalated crawlers table's columns; the
+// target that began an escalation comes last, as the widest.
+var escalationColumns = []column[Escalation]{
+	{"AGENT", false, func(e *Escalation) string { return clean(e.Agent) }},
+	{"IDENTITY", false, func(e *Escalation) string { return clean(e.Identity) }},
+	{"CLIENT IP", false, escalationIPText},
+	{"SITE", false, func(e *Escalation) string { return clean(e.Site) }},
+	{"MODE", false, func(e *Escalation) string { return clean(e.Mode) }},
+	{"SINCE", false, func(e *Escalation) string { return timeOrUnknown(e.Since) }},
+	{"UNTIL", false, func(e *Escalation) string { return timeOrUnknown(e.Until) }},
+	{"DENIED", true, func(e *Escalation) string { return commas(e.Denied) }},
+	{"VIOLATIONS", true, func(e *Escalation) string { return commas(e.Violations) }},
+	{"STARTED AT", false, func(e *Escalation) string { return timeOrUnknown(e.StartedAt) }},
+	{"STARTED BY", false, func(e *Escalation) string { return clean(e.EscalatedBy) }},
+}
+
 // writeColumns writes rows as an aligned table under the columns' titles.
-func writeColumns(w *bufio.Writer, cols []column, rows []Crawler) {
+func writeColumns[T any](w *bufio.Writer, cols []column[T], rows []T) {
 	cells := [][]string{make([]string, len(cols))}
 	for i, col := range cols {
 		cells[0][i] = col.title

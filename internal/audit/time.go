@@ -38,8 +38,15 @@ func recordTime(rec *rawRecord) (int64, bool) {
 	if rec.has&hasTS == 0 {
 		return 0, false
 	}
-	if rec.tsString {
-		s := string(rec.ts)
+	return timeOf(rec.ts, rec.tsString)
+}
+
+// timeOf reads a time field's value, a JSON string or number (see the
+// package documentation), in Unix nanoseconds; false when it cannot be
+// read.
+func timeOf(b []byte, isString bool) (int64, bool) {
+	if isString {
+		s := string(b)
 		for _, layout := range timeLayouts {
 			if t, err := time.Parse(layout, s); err == nil {
 				return unixNanos(t)
@@ -47,7 +54,7 @@ func recordTime(rec *rawRecord) (int64, bool) {
 		}
 		return 0, false
 	}
-	return numericTime(rec.ts)
+	return numericTime(b)
 }
 
 func unixNanos(t time.Time) (int64, bool) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,11 +119,12 @@ func TestV2Golden(t *testing.T) {
 }
 
 // TestOrderIndependence checks that the report of the two instances' logs
-// (of record version 2, and of version 3) is the same whichever is read
-// first, and when their lines are shuffled into one stream, or split
-// across several: records may come in any order, interleaved in time.
+// (of record version 2, and of version 3), and of the log of escalated
+// crawlers, is the same whichever is read first, and when their lines are
+// shuffled into one stream, or split across several: records may come in
+// any order, interleaved in time.
 func TestOrderIndependence(t *testing.T) {
-	for _, logs := range [][]string{v2Logs, v3Logs} {
+	for _, logs := range [][]string{v2Logs, v3Logs, {escalatedLog}} {
 		t.Run(logs[0], func(t *testing.T) { orderIndependence(t, logs) })
 	}
 }
@@ -159,8 +161,10 @@ func orderIndependence(t *testing.T, logs []string) {
 	files = append(files, []byte(spelled))
 	lines = append(lines, spelled)
 	want := report(files...)
-	if got := report(files[2], files[1], files[0]); got != want {
-		t.Errorf("b then a differs from a then b:\n%s", lineDiff(want, got))
+	backward := slices.Clone(files)
+	slices.Reverse(backward)
+	if got := report(backward...); got != want {
+		t.Errorf("the files read last to first differ from first to last:\n%s", lineDiff(want, got))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20 {
