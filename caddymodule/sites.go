@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"hash/maphash"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
@@ -22,7 +24,8 @@ import (
 // site's entry (enforce.Store.SnapshotWith), so that it lives exactly as
 // long as the site is tracked, and the site is never fetched without it.
 type siteRoute struct {
-	key    string // the site's Store key, an origin (enforce.SiteKey)
+	key    string   // the site's Store key, an origin (enforce.SiteKey)
+	host   siteHost // the Host header it was built for
 	next   caddyhttp.Handler
 	server *caddyhttp.Server
 	vars   map[string]any
@@ -33,9 +36,6 @@ type siteRoute struct {
 	// robots.txt, learnt from its internal request: where the site's
 	// origin is, for the same redirects.
 	origin atomic.Pointer[string]
-	// hits counts the site's uses, of which every usesPerCount-th is
-	// recorded in the cache's policy.
-	hits atomic.Uint32
 	// fetcher fetches the site's robots.txt through the route (a
 	// siteFetcher, counted), for the Store to keep; nil for sources that
 	// fetch none through the route.
@@ -44,6 +44,8 @@ type siteRoute struct {
 	// after which its route must not be used (a new handler gives the
 	// site its own route with the site's next request).
 	retired *atomic.Bool
+	// uses counts the route's first uses (see siteCache.use).
+	uses atomic.Uint32
 }
 
 // maxCachedHost is the longest Host header whose site a handler caches;
@@ -66,12 +68,22 @@ const maxCachedHost = enforce.MaxHostNameLength + 7
 // internal/enforce/store_table.go), which guards against otter's window
 // growing, at a few dozen entries, to squeeze out the sites in use.
 type siteCache struct {
-	hosts   *otter.Cache[siteHost, *siteRoute]
+	hosts *otter.Cache[siteHost, *siteRoute]
+	// front holds the routes of Host headers in use, one per slot by the
+	// header's hash, before the cache: a busy site's request then costs a
+	// hash and one atomic load, where the cache's read costs its
+	// bookkeeping (the time, an entry built). A slot holds whichever Host
+	// last used it; hosts hold every route a slot may give.
+	front   [frontSlots]atomic.Pointer[siteRoute]
+	seed    maphash.Seed
 	retired *atomic.Bool
 	// fetcherFor makes the fetcher a new site's robots.txt is fetched
 	// through (upstream source); nil for a source that fetches none.
 	fetcherFor func(*siteRoute) enforce.Fetcher
 }
+
+// frontSlots is the number of siteCache.front's slots, a power of two.
+const frontSlots = 64
 
 // usesPerCount is how many of a cached site's uses count as one in the
 // cache's policy (see site).
@@ -86,6 +98,7 @@ type siteHost struct {
 func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 	return &siteCache{
 		retired: retired,
+		seed:    maphash.MakeSeed(),
 		hosts: otter.Must(&otter.Options[siteHost, *siteRoute]{
 			MaximumSize: max,
 			// The sketch counts uses from the first request; a larger
@@ -104,13 +117,14 @@ func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 // cost one lookup and no allocation.
 func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, bool) {
 	h := siteHost{host: r.Host, tls: r.TLS != nil}
+	slot := &c.front[maphash.String(c.seed, h.host)&(frontSlots-1)]
+	if sr := slot.Load(); sr != nil && sr.host == h {
+		c.use(sr)
+		return sr, true
+	}
 	if en, ok := c.hosts.GetEntryQuietly(h); ok {
-		// The cache's policy learns of one use in usesPerCount: recording
-		// each costs a busy site's every request the policy's bookkeeping,
-		// and the frequency it keeps needs no more than a sample.
-		if en.Value.hits.Add(1)%usesPerCount == 1 {
-			c.hosts.GetIfPresent(h)
-		}
+		c.use(en.Value)
+		slot.Store(en.Value)
 		return en.Value, true
 	}
 	local := localAddr(r)
@@ -120,7 +134,7 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	vars, _ := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any)
-	sr := &siteRoute{key: key, next: next, server: srv, vars: make(map[string]any, len(vars)), local: local, retired: c.retired}
+	sr := &siteRoute{key: key, host: h, next: next, server: srv, vars: make(map[string]any, len(vars)), local: local, retired: c.retired}
 	for k, v := range vars {
 		if k != caddyhttp.ClientIPVarKey && k != caddyhttp.TrustedProxyVarKey {
 			sr.vars[k] = v
@@ -134,7 +148,39 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 	}
 	// The first request's route stands if two race for the host.
 	sr, _ = c.hosts.SetIfAbsent(h, sr)
+	slot.Store(sr)
 	return sr, true
+}
+
+// use notes one use of sr. The cache's policy learns of one use in
+// usesPerCount: recording each costs a busy site's every request the
+// policy's bookkeeping, and the frequency it keeps needs no more than a
+// sample. A young route's uses are counted, its first recorded, so that a
+// site in use outweighs one-time Hosts from its second request; an older
+// one's are drawn at random, so that a busy site's requests on every core
+// do not all write one memory word.
+func (c *siteCache) use(sr *siteRoute) {
+	if sr.uses.Load() < youngUses {
+		if sr.uses.Add(1)%usesPerCount == 1 {
+			c.used(sr)
+		}
+		return
+	}
+	if rand.Uint32()%usesPerCount == 0 {
+		c.used(sr)
+	}
+}
+
+// youngUses is how many uses of a route are counted (see siteCache.use).
+const youngUses = 4 * usesPerCount
+
+// used records one use of sr in the cache's policy. A route the cache
+// forgot while a front slot held it is the cache's again, so that the
+// slot never holds a route the cache would replace with another.
+func (c *siteCache) used(sr *siteRoute) {
+	if _, ok := c.hosts.GetIfPresent(sr.host); !ok {
+		c.hosts.SetIfAbsent(sr.host, sr)
+	}
 }
 
 // siteKey returns the Store key of r's site, which came to the listener

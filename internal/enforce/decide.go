@@ -3,6 +3,7 @@ package enforce
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
@@ -124,6 +125,9 @@ type Decider struct {
 type readHeader struct {
 	tokens Tokens
 	class  Classification
+	// chosen is the header's last choice of groups (see chooseFor); nil
+	// for a header read uncached.
+	chosen *atomic.Pointer[chosenGroups]
 }
 
 // MaxCachedHeaderLength is the length of the longest User-Agent header whose
@@ -154,7 +158,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 		return d.readUncached(ua)
 	}
 	return d.headers.get(ua, func(key string) readHeader {
-		h := readHeader{tokens: Tokenize(key)}
+		h := readHeader{tokens: Tokenize(key), chosen: new(atomic.Pointer[chosenGroups])}
 		h.class = d.classifier.Classify(&h.tokens)
 		return h
 	})
@@ -236,7 +240,7 @@ func (d *Decider) decideBuilt(snap *Snapshot, req *Request, dec *Decision, rd *R
 		return
 	}
 
-	m := d.choose(snap, toks, req.Forged)
+	m := d.chooseFor(snap, h, req.Forged)
 	if m.Named() {
 		// Any group that names the client and allows the request lets it
 		// pass (see Match): the decision names that group, or, when all

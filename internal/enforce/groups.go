@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"strings"
+	"weak"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -89,6 +90,11 @@ type GroupIndex struct {
 	// google holds the groups whose patterns Google's reading reads
 	// otherwise (see googleGroup), for evidence.
 	google map[*rules.Group]googleGroup
+	// self, named and places let a header's cached choice of groups name
+	// them without holding them (see chosenGroups).
+	self   weak.Pointer[GroupIndex]
+	named  []*rules.Group
+	places map[*rules.Group]uint16
 }
 
 // NewGroupIndex builds the index of r. A nil r gives an index that matches
@@ -96,6 +102,7 @@ type GroupIndex struct {
 func NewGroupIndex(r *rules.Robots) *GroupIndex {
 	x := &GroupIndex{robots: r}
 	if r == nil {
+		x.self = weak.Make(x)
 		return x
 	}
 	seen := make(map[*rules.Group]bool)
@@ -111,7 +118,9 @@ func NewGroupIndex(r *rules.Robots) *GroupIndex {
 			x.google[g] = gg
 		}
 	}
-	for _, tok := range r.Tokens() {
+	tokens := r.Tokens()
+	x.indexNamed(r, tokens)
+	for _, tok := range tokens {
 		if isToken(tok) {
 			x.filter.add(tok)
 		}

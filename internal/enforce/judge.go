@@ -143,7 +143,10 @@ func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 	if !named && j.cfg.Undeclared {
 		j.undeclared(jd, req)
 	}
-	if jd.Allowed && hasRewriteHeader(req.Header) {
+	// A client robots.txt does not bind is allowed whatever path a
+	// rewrite header leads to: only those it binds, and requests for
+	// /robots.txt (decided before the client is read), pay for looking.
+	if jd.Allowed && (jd.Bound || jd.RobotsTxt) && hasRewriteHeader(req.Header) {
 		j.judgeRewrites(jd, req)
 	}
 	if j.cfg.Escalation != EscalateOff && jd.Bound && !jd.RobotsTxt {

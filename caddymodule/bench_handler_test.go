@@ -1,0 +1,86 @@
+package caddymodule
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// benchHandlerRobots is the robots.txt the handler benchmark enforces.
+const benchHandlerRobots = "User-agent: GPTBot\nDisallow: /private/\nAllow: /private/open/\n\nUser-agent: *\nDisallow: /admin/\n"
+
+// BenchmarkHandler measures the handler alone: ServeHTTP on a request
+// Caddy has prepared, with a next handler that does nothing, so that the
+// figure is what the module adds to a request (the in-process and
+// whole-process figures are in docs/performance.md). The records of
+// denials are encoded, as JSON, to nowhere.
+//
+// Targets (this machine, 2 cores): the verified crawler's allowed request
+// under 400 ns, 0 allocs; a browser's under 150 ns, 0 allocs.
+func BenchmarkHandler(b *testing.B) {
+	ranges := filepath.Join(b.TempDir(), "gptbot.json")
+	if err := os.WriteFile(ranges, []byte(`{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	b.Cleanup(cancel)
+	h := &Handler{
+		Source: &Source{Kind: "inline", Text: benchHandlerRobots},
+		Verify: &Verify{Builtin: "off", IPRanges: []IPRanges{{Token: "GPTBot", Source: ranges}}},
+	}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatalf("provisioning the handler: %v", err)
+	}
+	b.Cleanup(func() { h.Cleanup() })
+	h.logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zap.InfoLevel))
+
+	const gptbot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	const chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	cases := []struct {
+		name, ua, target string
+		denied           bool
+	}{
+		{"browser", chrome, "/private/page.html", false},
+		{"crawler-allowed", gptbot, "/blog/post.html", false},
+		{"crawler-allow-rule", gptbot, "/private/open/page.html", false},
+		{"crawler-denied", gptbot, "/private/page.html", true},
+	}
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	for _, c := range cases {
+		b.Run("req="+c.name, func(b *testing.B) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(http.MethodGet, c.target, nil)
+			r.Header.Set("User-Agent", c.ua)
+			r.RemoteAddr = "192.0.2.1:4711"
+			// As Caddy's Server.ServeHTTP does before its routes run.
+			repl := caddy.NewReplacer()
+			r = caddyhttp.PrepareRequest(r, repl, w, nil)
+			caddyhttp.SetVar(r.Context(), caddyhttp.ClientIPVarKey, "192.0.2.1")
+			// A request's replacer is new; the benchmark's is made so
+			// again, each time, by dropping the providers the handler added.
+			providers := reflect.ValueOf(repl).Elem().FieldByName("providers")
+			providers = reflect.NewAt(providers.Type(), unsafe.Pointer(providers.UnsafeAddr())).Elem()
+			fresh := providers.Len()
+			err := h.ServeHTTP(w, r, next)
+			if denied := err != nil; denied != c.denied {
+				b.Fatalf("GET %s by %q: error %v, want denied %v", c.target, c.ua, err, c.denied)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				providers.SetLen(fresh)
+				_ = h.ServeHTTP(w, r, next)
+			}
+		})
+	}
+}
