@@ -65,22 +65,31 @@ func BenchmarkHandler(b *testing.B) {
 			r.RemoteAddr = "192.0.2.1:4711"
 			// As Caddy's Server.ServeHTTP does before its routes run.
 			repl := caddy.NewReplacer()
-			r = caddyhttp.PrepareRequest(r, repl, w, nil)
-			caddyhttp.SetVar(r.Context(), caddyhttp.ClientIPVarKey, "192.0.2.1")
-			// A request's replacer is new; the benchmark's is made so
-			// again, each time, by dropping the providers the handler added.
-			providers := reflect.ValueOf(repl).Elem().FieldByName("providers")
-			providers = reflect.NewAt(providers.Type(), unsafe.Pointer(providers.UnsafeAddr())).Elem()
+			// A server without handle_errors routes, as most are.
+			r = caddyhttp.PrepareRequest(r, repl, w, &caddyhttp.Server{})
+			// A request's replacer and extra access log fields are new;
+			// the benchmark's are made so again, each time, by dropping
+			// what the handler added.
+			providers := benchSliceField(repl, "providers")
 			fresh := providers.Len()
+			extra := benchSliceField(r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey), "fields")
 			err := h.ServeHTTP(w, r, next)
-			if denied := err != nil; denied != c.denied {
-				b.Fatalf("GET %s by %q: error %v, want denied %v", c.target, c.ua, err, c.denied)
+			if denied := w.Code == http.StatusForbidden; err != nil || denied != c.denied {
+				b.Fatalf("GET %s by %q: status %d, error %v, want denied %v", c.target, c.ua, w.Code, err, c.denied)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
 				providers.SetLen(fresh)
+				extra.SetLen(0)
 				_ = h.ServeHTTP(w, r, next)
 			}
 		})
 	}
+}
+
+// benchSliceField returns the unexported slice field name of the struct p
+// points to, settable.
+func benchSliceField(p any, name string) reflect.Value {
+	f := reflect.ValueOf(p).Elem().FieldByName(name)
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 }
