@@ -146,7 +146,10 @@ func TestHTMLInChromium(t *testing.T) {
 		{"forgeries tables", `<table id="forgeries-table">`, 1},
 		{"forgery rows", `<tr class="forgery"`, len(r.Forgeries)},
 		{"rows of GPTBot, none of them forged", `<tr class="crawler[^"]*" data-agent="GPTBot" data-host="[^"]*" data-identity="(none|verified)"`, 3},
-		{"ExampleBot fetched by IP", `data-agent="ExampleBot"[^\n]*<td class="time fetched">yes \(ip\)<span class="sub">2026-11-22 10:00:08</span></td>`, 1},
+		// A browser at ExampleBot's address fetched robots.txt at 10:00:08:
+		// that fetch is not ExampleBot's.
+		{"ExampleBot not credited with a browser's fetch", `data-agent="ExampleBot"[^\n]*<td class="time fetched">no</td>`, 1},
+		{"bingbot linked by its own fetch", `data-agent="bingbot"[^\n]*<td class="time fetched">yes \(client\)<span class="sub">2026-11-22 10:00:12</span></td>`, 1},
 		{"AhrefsBot in both modes", `data-agent="AhrefsBot"[^\n]*<td class="mode">enforce\+log</td>`, 1},
 		{"bingbot's protective denial", `data-agent="bingbot" data-host="https://www.example.com" data-identity="verified">[^\n]*<td class="num protective">1</td>`, 1},
 		{"Googlebot's grace denial", `data-agent="Googlebot"[^\n]*<td class="num grace">1</td>`, 1},
