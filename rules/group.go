@@ -116,10 +116,11 @@ func (r *Robots) compile() {
 		built[key] = g
 		return g
 	}
-	r.named = make(map[string]*Group, len(byToken))
+	named := make(map[string]*Group, len(byToken))
 	for k, groups := range byToken {
-		r.named[k] = build(groups, NamedGroup)
+		named[k] = build(groups, NamedGroup)
 	}
+	r.agents = newAgentTable(named)
 	if len(global) > 0 {
 		r.wildcard = build(global, WildcardGroup)
 	}
