@@ -152,6 +152,11 @@ func (r *Robots) Decide(agent, target string) Verdict {
 	if g == nil {
 		return Verdict{Allowed: true, Reason: ReasonNoGroup}
 	}
+	if g.usage == nil {
+		// Copied once, not also through withUsage: 4% by geometric mean
+		// over eight files (BenchmarkDecide, interleaved).
+		return g.decide(path)
+	}
 	return g.withUsage(g.decide(path), path)
 }
 
