@@ -32,6 +32,7 @@ func (g *Group) Folded() *Group {
 		var rest []int32
 		f.floating, rest = newFloatIndex(f.compiled)
 		f.byPrefix = newPrefixIndex(f.compiled, rest)
+		f.setVerdicts()
 		g.fold.folded = f
 	})
 	return g.fold.folded

@@ -18,6 +18,7 @@ type Group struct {
 	crawlDelay time.Duration
 	rules      []Rule     // as written, in file order
 	compiled   []compiled // by rank: most specific first, allow before disallow
+	verdicts   []Verdict  // of each rank, and last of no rule (see setVerdicts)
 	byPrefix   prefixIndex
 	floating   floatIndex
 	usageRules []UsageRule // Content-Usage and Content-Signal rules as written, in file order
@@ -75,15 +76,30 @@ func (g *Group) DecideCanonical(path []byte) Verdict {
 
 // decide applies the longest-match rule (RFC 9309 §2.2.2): the matching rule
 // with the longest pattern wins, and allow wins a tie.
-func (g *Group) decide(path string) Verdict {
+func (g *Group) decide(path string) Verdict { return g.verdicts[g.match(path)] }
+
+// match returns the rank of the most specific rule that matches path, or
+// len(g.compiled) when none does.
+func (g *Group) match(path string) int32 {
 	best := int32(len(g.compiled)) // no rule
 	g.byPrefix.best(path, g.compiled, &best)
 	g.floating.best(path, g.compiled, &best)
-	if best == int32(len(g.compiled)) {
-		return Verdict{Allowed: true, Reason: ReasonNoRule, GroupLine: g.line, Group: g.kind}
+	return best
+}
+
+// setVerdicts makes the verdict of each rule, and of no rule, once. A
+// Verdict built field by field at each decision, then copied whole, made
+// the processor wait for the narrow stores before the wide loads of the
+// copy; copying a ready one does not (BenchmarkDecide, interleaved, eight
+// files with 90 to 170 ns decisions: 7% faster by geometric mean, and 80
+// octets more a rule).
+func (g *Group) setVerdicts() {
+	g.verdicts = make([]Verdict, len(g.compiled)+1)
+	for i := range g.compiled {
+		c := &g.compiled[i]
+		g.verdicts[i] = Verdict{Allowed: c.allow, Reason: ReasonRule, Rule: *c.rule, GroupLine: c.rule.GroupLine, Group: g.kind}
 	}
-	c := &g.compiled[best]
-	return Verdict{Allowed: c.allow, Reason: ReasonRule, Rule: *c.rule, GroupLine: c.rule.GroupLine, Group: g.kind}
+	g.verdicts[len(g.compiled)] = Verdict{Allowed: true, Reason: ReasonNoRule, GroupLine: g.line, Group: g.kind}
 }
 
 // compile builds the Groups of r from its source groups.
@@ -116,10 +132,11 @@ func (r *Robots) compile() {
 		built[key] = g
 		return g
 	}
-	r.named = make(map[string]*Group, len(byToken))
+	named := make(map[string]*Group, len(byToken))
 	for k, groups := range byToken {
-		r.named[k] = build(groups, NamedGroup)
+		named[k] = build(groups, NamedGroup)
 	}
+	r.agents = newAgentTable(named)
 	if len(global) > 0 {
 		r.wildcard = build(global, WildcardGroup)
 	}
@@ -167,6 +184,7 @@ func (r *Robots) newGroup(groups []int, kind GroupKind, usagePairs *int) *Group 
 	g.floating, rest = newFloatIndex(g.compiled)
 	g.byPrefix = newPrefixIndex(g.compiled, rest)
 	g.usage = newUsageSet(g.usageRules, usagePairs)
+	g.setVerdicts()
 	return g
 }
 
