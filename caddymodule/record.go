@@ -29,8 +29,12 @@ func (h *Handler) record(r *http.Request, jd *enforce.Judgement, f *decisionFact
 		return
 	}
 	buf := fieldsPool.Get().(*[recordFields]zap.Field)
-	c.Write(jd.RecordContent().Fields(buf[:0])...)
-	clear(buf[:])
+	fields := jd.RecordContent().Fields(buf[:0])
+	c.Write(fields...)
+	// Only the fields written are cleared: the rest of the room is
+	// clear already, and clearing all of it took 0.6% of a loaded
+	// process answering denials (testdata/bench/compare.sh, PROFILE=1).
+	clear(buf[:min(len(fields), recordFields)])
 	fieldsPool.Put(buf)
 }
 
