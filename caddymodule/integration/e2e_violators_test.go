@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // e2eChrome is a browser's User-Agent, as an undeclared crawler sends it.
@@ -132,6 +134,46 @@ func TestE2EViolatorsEnforce(t *testing.T) {
 	expect("after a restart", rogue, "198.51.100.1", "/private/d", http.StatusForbidden)
 	expect("after a restart", honest, "198.51.100.1", "/private/d", http.StatusOK) // its first violation
 	expect("after a restart", honest, "198.51.100.3", "/public", http.StatusOK)
+	c.records(6) // the decisions recorded: the violations and the denials
+
+	// The audit reads the escalations from the records this Caddy wrote,
+	// across its reload and restart.
+	got := map[string]audit.Escalation{}
+	for _, e := range auditRobotsLog(t, c).Escalations {
+		got[e.Agent+" "+e.ClientIP] = e
+	}
+	for key, want := range map[string]struct {
+		by                 string
+		denied, violations int64
+	}{
+		"RogueBot 198.51.100.1":   {"/private/a", 3, 3}, // /private/b, c and d
+		"RogueBot 198.51.100.2":   {"/private/b", 0, 0},
+		"ExampleBot 198.51.100.1": {"/private/d", 0, 0}, // its own first violation
+	} {
+		e, ok := got[key]
+		if !ok || e.Mode != "enforce" || e.EscalatedBy != want.by || e.Denied != want.denied || e.Violations != want.violations {
+			t.Errorf("the audit's escalation of %s: %+v (found %v), want escalated by %s, %d denied, %d violations", key, e, ok, want.by, want.denied, want.violations)
+		}
+		delete(got, key)
+	}
+	for key, e := range got {
+		t.Errorf("the audit has an escalation of %s nobody began: %+v", key, e)
+	}
+}
+
+// auditRobotsLog reads c's compliance records with the audit.
+func auditRobotsLog(t *testing.T, c *e2eCaddy) *audit.Report {
+	t.Helper()
+	f, err := os.Open(filepath.Join(c.dir, "robots.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a := audit.New(audit.Options{})
+	if _, err := a.Read("robots.log", f); err != nil {
+		t.Fatalf("the audit reading the records: %v", err)
+	}
+	return a.Report()
 }
 
 // With violators block, a crawler recorded with a violation is denied
