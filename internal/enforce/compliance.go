@@ -102,8 +102,9 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 		ev.Compliance = ComplianceProtective
 		return
 	}
-	// A view of the path for rules' byte API, not a copy: an assessed
-	// denial already costs some 29 allocations, this would add one.
+	// A view of the path for rules' byte API, not a copy: a denial with
+	// its record costs 3 allocations (caddymodule's TestHandlerAllocs),
+	// and a copy would add one.
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
 	target, _ := splitTarget(req.Target) // as sent, origin-form
 	if strings.HasPrefix(target, "?") {
