@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # compare.sh: the CPU a whole Caddy process spends per request with
 # robots_enforce, and with caddy-defender, against the same site bare, all
 # from one Caddy binary and one run, with the method's own noise beside
@@ -102,21 +103,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-caddy_pin=() wrk_pin=()
-[[ -n $CADDY_CPU ]] && caddy_pin=(taskset -c "$CADDY_CPU")
-[[ -n $WRK_CPU ]] && wrk_pin=(taskset -c "$WRK_CPU")
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work
 
 if [[ -z ${CADDY:-} ]]; then
 	"$here/build-caddy.sh" "$work/caddy"

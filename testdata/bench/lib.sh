@@ -1,6 +1,31 @@
 # shellcheck shell=bash
 # lib.sh: helpers shared by wrk-ratio.sh and compare.sh; sourced, not run.
 
+# start_work sets caddy_pin and wrk_pin, the command prefixes that pin
+# Caddy and wrk to the cores CADDY_CPU and WRK_CPU name (nothing when
+# empty), work, a new temporary directory, and pids, the processes to
+# stop; on exit those processes are stopped and the directory removed.
+# shellcheck disable=SC2034 # the variables are the sourcing script's
+start_work() {
+	caddy_pin=() wrk_pin=()
+	[[ -n $CADDY_CPU ]] && caddy_pin=(taskset -c "$CADDY_CPU")
+	[[ -n $WRK_CPU ]] && wrk_pin=(taskset -c "$WRK_CPU")
+	work=$(mktemp -d)
+	pids=()
+	trap stop_work EXIT
+	trap 'exit 130' INT TERM
+}
+
+# stop_work stops the processes in pids and removes work.
+stop_work() {
+	local pid
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+
 # cpu_ticks PID: the user + system CPU time of process PID, in clock ticks.
 cpu_ticks() {
 	local stat

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # wrk-ratio.sh: the CPU a whole Caddy process spends per request with
 # robots_enforce, against the same site without it.
 #
@@ -68,23 +69,6 @@ CRAWLER_UA='Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBo
 ALLOWED_PATH=/blog/post.html # a file of testdata/demo
 DENIED_PATH=/private/report.html # also a file of testdata/demo
 
-# Command prefixes pinning Caddy and wrk to their cores, or nothing.
-caddy_pin=() wrk_pin=()
-[[ -n $CADDY_CPU ]] && caddy_pin=(taskset -c "$CADDY_CPU")
-[[ -n $WRK_CPU ]] && wrk_pin=(taskset -c "$WRK_CPU")
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 case $SITE in
 respond | file_server | reverse_proxy) ;;
 *)
@@ -95,6 +79,7 @@ esac
 demo=$(cd "$(dirname "$0")/../demo" && pwd)
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+start_work
 
 if [[ -z ${CADDY:-} ]]; then
 	echo "building ./cmd/caddy" >&2
