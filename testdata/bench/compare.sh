@@ -168,29 +168,15 @@ EOF
 	fi
 	printf '}\nhttp://:%s {\n\tbind 127.0.0.1\n' "$2"
 	case $1 in
-	robots*)
-		cat <<'EOF'
-	robots_enforce enforce {
-		source inline <<ROBOTS
-			User-agent: GPTBot
-			Disallow: /private/
-			Allow: /private/press/
-
-			User-agent: *
-			Disallow: /private/
-			Disallow: /search
-			ROBOTS
-EOF
-		[[ $1 == robotsbody ]] && printf '\t\tbody "%s"\n' "$DENY_BODY"
-		printf '\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot %s\n\t\t}\n\t}\n' "$work/gptbot.json"
-		;;
+	robots) robots_enforce_block "" ;;
+	robotsbody) robots_enforce_block "$DENY_BODY" ;;
 	defpass) printf '\tdefender block {\n\t\tranges %s\n\t}\n' "$DEFENDER_RANGES" ;;
 	defblock) printf '\tdefender block {\n\t\tranges %s 127.0.0.0/8\n\t}\n' "$DEFENDER_RANGES" ;;
 	esac
 	printf '\trespond "ok"\n}\n'
 }
 
-printf '{"creationTime": "2026-11-23T00:00:00", "prefixes": [{"ipv4Prefix": "127.0.0.0/8"}]}\n' >"$work/gptbot.json"
+write_gptbot_ranges
 
 declare -A port pid
 i=0

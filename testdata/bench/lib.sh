@@ -16,6 +16,35 @@ start_work() {
 	trap 'exit 130' INT TERM
 }
 
+# write_gptbot_ranges writes $work/gptbot.json, the range list
+# robots_enforce_block verifies GPTBot against: all of 127.0.0.0/8, so that
+# the loads' GPTBot is verified, as a real one would be, offline.
+write_gptbot_ranges() {
+	printf '{"creationTime": "2026-11-23T00:00:00", "prefixes": [{"ipv4Prefix": "127.0.0.0/8"}]}\n' >"$work/gptbot.json"
+}
+
+# robots_enforce_block BODY prints the robots_enforce directive both
+# scripts measure: enforce mode, an inline robots.txt that denies GPTBot
+# /private/ but /private/press/, GPTBot verified against $work/gptbot.json;
+# denials answered with the text BODY, or with the status alone when it is
+# empty.
+robots_enforce_block() {
+	cat <<'EOF'
+	robots_enforce enforce {
+		source inline <<ROBOTS
+			User-agent: GPTBot
+			Disallow: /private/
+			Allow: /private/press/
+
+			User-agent: *
+			Disallow: /private/
+			Disallow: /search
+			ROBOTS
+EOF
+	[[ -z ${1:-} ]] || printf '\t\tbody "%s"\n' "$1"
+	printf '\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot %s\n\t\t}\n\t}\n' "$work/gptbot.json"
+}
+
 # stop_work stops the processes in pids and removes work.
 stop_work() {
 	local pid

@@ -94,23 +94,7 @@ site() {
 	[[ $2 == 1 && $PROFILE == 1 ]] && admin=127.0.0.1:$PORT_ADMIN
 	printf '{\n\tadmin %s\n\tpersist_config off\n}\n' "$admin"
 	printf 'http://:%s {\n\tbind 127.0.0.1\n' "$1"
-	if [[ $2 == 1 ]]; then
-		cat <<'EOF'
-	robots_enforce enforce {
-		source inline <<ROBOTS
-			User-agent: GPTBot
-			Disallow: /private/
-			Allow: /private/press/
-
-			User-agent: *
-			Disallow: /private/
-			Disallow: /search
-			ROBOTS
-EOF
-		# GPTBot is verified, as a real one would be: offline, against a
-		# range list of loopback addresses.
-		printf '\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot %s\n\t\t}\n\t}\n' "$work/gptbot.json"
-	fi
+	[[ $2 == 1 ]] && robots_enforce_block ""
 	case $SITE in
 	respond) printf '\trespond "ok"\n' ;;
 	file_server) printf '\troot * %s\n\tfile_server\n' "$demo" ;;
@@ -119,7 +103,7 @@ EOF
 	printf '}\n'
 }
 
-printf '{"creationTime": "2026-11-23T00:00:00", "prefixes": [{"ipv4Prefix": "127.0.0.0/8"}]}\n' >"$work/gptbot.json"
+write_gptbot_ranges
 
 if [[ $SITE == reverse_proxy ]]; then
 	printf '{\n\tadmin off\n\tpersist_config off\n}\nhttp://:%s {\n\tbind 127.0.0.1\n\trespond "ok"\n}\n' \
