@@ -1,7 +1,8 @@
 // Package testdns serves a small DNS zone on loopback for the tests of
 // crawler verification (forward-confirmed reverse DNS): the "caddy robots"
 // commands' tests and the end-to-end tests share one zone, so that what
-// each proves is about the same answers. It is imported by tests only.
+// each proves is about the same answers, and package verify's tests serve
+// a zone of their own with it. It is imported by tests only.
 package testdns
 
 import (
