@@ -65,11 +65,15 @@ func TestHandlerAllocs(t *testing.T) {
 	}
 }
 
-// handlerCases are the requests of BenchmarkHandler and TestHandlerAllocs.
-var handlerCases = []struct {
+// A handlerCase is a request of BenchmarkHandler and TestHandlerAllocs,
+// and whether the handler denies it.
+type handlerCase struct {
 	name, ua, target string
 	denied           bool
-}{
+}
+
+// handlerCases are the requests of BenchmarkHandler and TestHandlerAllocs.
+var handlerCases = []handlerCase{
 	{"browser", benchChrome, "/private/page.html", false},
 	{"crawler-allowed", benchGPTBot, "/blog/post.html", false},
 	{"crawler-allow-rule", benchGPTBot, "/private/open/page.html", false},
@@ -106,10 +110,7 @@ func newBenchHandler(tb testing.TB) *Handler {
 // handlerRequest prepares c's request as Caddy's server does, checks the
 // handler's answer to it once, and returns a function that serves it
 // again as a new request.
-func handlerRequest(tb testing.TB, h *Handler, c struct {
-	name, ua, target string
-	denied           bool
-}) func() {
+func handlerRequest(tb testing.TB, h *Handler, c handlerCase) func() {
 	tb.Helper()
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	w := httptest.NewRecorder()

@@ -382,7 +382,7 @@ func TestE2EJudgementServedByIdentity(t *testing.T) {
 	jdCheck(t, "verified Googlebot's GET /x, after the forger's fetch", recs[0], want)
 
 	found := false
-	for _, row := range jdAudit(t, c) {
+	for _, row := range e2eAudit(t, c).Crawlers {
 		if row.Agent == "Googlebot" && row.Identity == "verified" {
 			found = true
 			if row.Violations != 0 || row.Grace != 2 {

@@ -5,14 +5,12 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
@@ -95,17 +93,6 @@ func jdCheck(t *testing.T, what string, rec e2eRecord, want e2eRecord) {
 	if len(bad) > 0 {
 		t.Errorf("%s: %s\n%s", what, strings.Join(bad, "; "), e2eDump([]e2eRecord{rec}))
 	}
-}
-
-// jdAudit reads the test's robots.log with the audit and returns its
-// rows.
-func jdAudit(t *testing.T, c *e2eCaddy) []audit.Crawler {
-	t.Helper()
-	a := audit.New(audit.Options{})
-	if _, err := a.ReadFile(filepath.Join(c.dir, "robots.log")); err != nil {
-		t.Fatalf("auditing robots.log: %v", err)
-	}
-	return a.Report().Crawlers
 }
 
 // jdSecret is the body of the page robots.txt disallows.
@@ -238,7 +225,7 @@ func TestE2EJudgementServedByOwnFetchOnly(t *testing.T) {
 		"served_robots": false, "agent_fetched_robots": false, "served_link": jdNoField{},
 	})
 	found := false
-	for _, row := range jdAudit(t, c) {
+	for _, row := range e2eAudit(t, c).Crawlers {
 		if row.Agent == "ExampleBot" {
 			found = true
 			if row.FetchedRobots {

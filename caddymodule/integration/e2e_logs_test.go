@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // e2eRecord is one JSON log line.
@@ -58,6 +61,17 @@ func (c *e2eCaddy) records(n int) []e2eRecord {
 	return c.linesWhere("robots.log", "http.handlers.robots_enforce", n, func(rec e2eRecord) bool {
 		return rec.str("msg") == "robots.txt decision"
 	})
+}
+
+// e2eAudit reads the compliance records c wrote, robots.log, with the
+// audit and returns its report.
+func e2eAudit(t *testing.T, c *e2eCaddy) *audit.Report {
+	t.Helper()
+	a := audit.New(audit.Options{})
+	if _, err := a.ReadFile(filepath.Join(c.dir, "robots.log")); err != nil {
+		t.Fatalf("auditing robots.log: %v", err)
+	}
+	return a.Report()
 }
 
 // readLog reads the log file name and returns its lines of logger.

@@ -71,11 +71,7 @@ http://:<PORT0> {
 		t.Fatalf("the handler wrote %d records and %d serves, want 6 and 1", decisions, serves)
 	}
 
-	a := audit.New(audit.Options{})
-	if _, err := a.ReadFile(filepath.Join(c.dir, "robots.log")); err != nil {
-		t.Fatal(err)
-	}
-	rep := a.Report()
+	rep := e2eAudit(t, c)
 	if rep.Total.Records != int64(decisions) || rep.Total.Fetches != int64(serves) {
 		t.Errorf("the audit read %d records and %d serves, want %d and %d", rep.Total.Records, rep.Total.Fetches, decisions, serves)
 	}

@@ -139,7 +139,7 @@ func TestE2EViolatorsEnforce(t *testing.T) {
 	// The audit reads the escalations from the records this Caddy wrote,
 	// across its reload and restart.
 	got := map[string]audit.Escalation{}
-	for _, e := range auditRobotsLog(t, c).Escalations {
+	for _, e := range e2eAudit(t, c).Escalations {
 		got[e.Agent+" "+e.ClientIP] = e
 	}
 	for key, want := range map[string]struct {
@@ -159,21 +159,6 @@ func TestE2EViolatorsEnforce(t *testing.T) {
 	for key, e := range got {
 		t.Errorf("the audit has an escalation of %s nobody began: %+v", key, e)
 	}
-}
-
-// auditRobotsLog reads c's compliance records with the audit.
-func auditRobotsLog(t *testing.T, c *e2eCaddy) *audit.Report {
-	t.Helper()
-	f, err := os.Open(filepath.Join(c.dir, "robots.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a := audit.New(audit.Options{})
-	if _, err := a.Read("robots.log", f); err != nil {
-		t.Fatalf("the audit reading the records: %v", err)
-	}
-	return a.Report()
 }
 
 // With violators block, a crawler recorded with a violation is denied
