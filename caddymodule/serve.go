@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"unsafe"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -18,10 +19,11 @@ import (
 // (placeholders, metrics, the compliance record), then denies or hands
 // the request on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if isInternalFetch(r) {
+	ua := userAgent(r.Header)
+	if isInternalFetch(r, ua) {
 		return next.ServeHTTP(w, r) // the handler's own robots.txt request
 	}
-	jd := h.judgeRequest(r, next)
+	jd := h.judgeRequest(r, ua, next)
 	h.publish(r, jd)
 	switch {
 	case jd.Deny:
@@ -40,15 +42,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // judgeRequest gathers what the core needs to know of r, as the client
-// sent it, and judges it. It is a function of its own, too large for the
+// sent it, and judges it; ua is r's User-Agent. It is a function of its own, too large for the
 // compiler to inline, so that the request it gathers is not on
 // ServeHTTP's stack while the rest of the route runs.
-func (h *Handler) judgeRequest(r *http.Request, next caddyhttp.Handler) *enforce.Judgement {
+func (h *Handler) judgeRequest(r *http.Request, ua string, next caddyhttp.Handler) *enforce.Judgement {
 	sent := sentRequestOf(r)
 	req := enforce.Request{
 		Target:     sent.target,
 		Unreadable: !sent.readable,
-		UserAgent:  userAgent(r.Header),
+		UserAgent:  ua,
 		ClientIP:   clientIP(r),
 		RemoteIP:   remoteIP(sent.remoteAddr),
 		Host:       r.Host,
@@ -66,10 +68,11 @@ func (h *Handler) judgeRequest(r *http.Request, next caddyhttp.Handler) *enforce
 	return h.judge.Judge(r.Context(), &req)
 }
 
-// isInternalFetch reports whether r is the handler's own request for a
-// site's robots.txt, sent through the rest of the route.
-func isInternalFetch(r *http.Request) bool {
-	return userAgent(r.Header) == enforce.FetchUserAgent && r.Context().Value(internalKey{}) != nil
+// isInternalFetch reports whether r, whose User-Agent is ua, is the
+// handler's own request for a site's robots.txt, sent through the rest of
+// the route.
+func isInternalFetch(r *http.Request, ua string) bool {
+	return ua == enforce.FetchUserAgent && r.Context().Value(internalKey{}) != nil
 }
 
 // warnRewritten says, once per handler, that a handler before this one
@@ -97,15 +100,30 @@ type sentRequest struct {
 	readable bool
 }
 
-// sentRequestOf returns the request r was as the client sent it. Caddy
-// keeps the original as a whole http.Request, which is copied to be read.
+// sentRequestOf returns the request r was as the client sent it, which
+// Caddy keeps in r's context as a whole http.Request value.
 func sentRequestOf(r *http.Request) sentRequest {
-	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
-	if !ok || orig.URL == nil {
-		orig = *r
-	}
+	orig := originalRequest(r)
 	target, readable := enforce.TargetOf(orig.Method, orig.URL, orig.RequestURI)
 	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr, target, readable}
+}
+
+// originalRequest returns the original request Caddy keeps for r, or r
+// itself when there is none. Caddy keeps the request by value: a type
+// assertion would copy its 250 octets on every request, so the request is
+// read where the context holds it. An interface holding a struct points
+// to the struct (its second word), which is never written after Caddy
+// stores it. TestOriginalRequestRead holds the reading to the copy's.
+func originalRequest(r *http.Request) *http.Request {
+	v := r.Context().Value(caddyhttp.OriginalRequestCtxKey)
+	if _, ok := v.(http.Request); !ok {
+		return r
+	}
+	orig := (*http.Request)((*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1])
+	if orig.URL == nil {
+		return r
+	}
+	return orig
 }
 
 // deny answers a denied request: with the body option's text; with an
