@@ -27,6 +27,7 @@ import (
 
 func init() {
 	caddy.RegisterModule(Handler{})
+	caddy.RegisterModule(BufferedWriter{})
 }
 
 // Handler holds crawlers to the site's own robots.txt (RFC 9309). For each

@@ -52,13 +52,15 @@ const (
 // admin endpoint, nothing saved outside the test's directory, and logs as
 // JSON lines in files the test reads. <DIR> is the test's directory. The
 // test client is a trusted proxy, so that a test can speak for clients of
-// other addresses with X-Forwarded-For.
+// other addresses with X-Forwarded-For. <GLOBAL> holds a test's own
+// global options.
 const e2eGlobal = `{
 	admin off
 	persist_config off
 	auto_https off
 	storage file_system <DIR>/storage
 	grace_period 3s
+	<GLOBAL>
 	servers {
 		trusted_proxies static 127.0.0.1/32
 	}
@@ -86,16 +88,21 @@ type e2eCaddy struct {
 // e2eStart loads sites, the site blocks of a Caddyfile, with e2eGlobal
 // before them, and stops Caddy when the test ends. In sites, <PORT0> …
 // <PORTn-1> stand for n free loopback ports, <DIR> for the test's
-// directory, and each key of vars for its value.
+// directory, and each key of vars for its value ("<GLOBAL>" for global
+// options); in the values of vars, <DIR> stands for the directory too.
 func e2eStart(t testing.TB, n int, sites string, vars map[string]string) *e2eCaddy {
 	t.Helper()
 	c := &e2eCaddy{t: t, dir: t.TempDir(), ports: e2ePorts(t, n)}
-	pairs := []string{"<DIR>", filepath.ToSlash(c.dir)}
+	dir := filepath.ToSlash(c.dir)
+	pairs := []string{"<DIR>", dir}
 	for i, p := range c.ports {
 		pairs = append(pairs, fmt.Sprintf("<PORT%d>", i), strconv.Itoa(p))
 	}
+	if _, ok := vars["<GLOBAL>"]; !ok {
+		pairs = append(pairs, "<GLOBAL>", "")
+	}
 	for k, v := range vars {
-		pairs = append(pairs, k, v)
+		pairs = append(pairs, k, strings.ReplaceAll(v, "<DIR>", dir))
 	}
 	c.vars = strings.NewReplacer(pairs...)
 	c.client = &http.Client{
