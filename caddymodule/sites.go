@@ -122,10 +122,13 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 		c.use(sr)
 		return sr, true
 	}
-	if en, ok := c.hosts.GetEntryQuietly(h); ok {
-		c.use(en.Value)
-		slot.Store(en.Value)
-		return en.Value, true
+	// Past the front, every use is recorded in the cache's policy, not a
+	// sample: a busy site misses the front when other Hosts crowd its
+	// slot, a flood of one-time Hosts above all, which is when the
+	// policy must know which sites are in use.
+	if sr, ok := c.hosts.GetIfPresent(h); ok {
+		slot.Store(sr)
+		return sr, true
 	}
 	local := localAddr(r)
 	key, ok := siteKey(r, local)
@@ -152,10 +155,11 @@ func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, b
 	return sr, true
 }
 
-// use notes one use of sr. The cache's policy learns of one use in
-// usesPerCount: recording each costs a busy site's every request the
-// policy's bookkeeping, and the frequency it keeps needs no more than a
-// sample. A young route's uses are counted, its first recorded, so that a
+// use notes one use of sr through its front slot. The cache's policy
+// learns of one such use in usesPerCount: recording each costs a busy
+// site's every request the policy's bookkeeping, and the frequency it
+// keeps needs no more than a sample while the site keeps its slot (uses
+// past the front are all recorded: see site). A young route's uses are counted, its first recorded, so that a
 // site in use outweighs one-time Hosts from its second request; an older
 // one's are drawn at random, so that a busy site's requests on every core
 // do not all write one memory word.
