@@ -16,6 +16,10 @@
 #                   directory (a `log` block including
 #                   http.handlers.robots_enforce)
 #   robotsbody      the same, denials answered with a text (`body`)
+#   robotsbuf       robots, its records written through robots_buffered
+#                   (this module's buffered log writer) to the same kind
+#                   of file: a write(2) per 64 KiB of records, not per
+#                   record
 #   defpass         caddy-defender, `block` responder, its default ranges
 #                   (cloud and AI providers), which do not hold 127.0.0.1
 #   defblock        the same ranges and 127.0.0.0/8: it blocks every request
@@ -23,8 +27,8 @@
 #   browser  a browser on an allowed path       plainA plainB robots defpass
 #   allowed  GPTBot on a path its group allows  plainA plainB robots defpass
 #   denied   GPTBot on a path its group denies  plainA plainB robots
-#            (403 and a record, or 403 from     robotsbody defblock
-#            defender; 200 from plain)
+#            (403 and a record, or 403 from     robotsbody robotsbuf
+#            defender; 200 from plain)          defblock
 # Before measuring it checks each process answers each of its loads as it
 # should (status, the records written, the denial's text). Each round runs
 # every load against each of its processes in turn, the order reversed
@@ -67,14 +71,14 @@
 #   DURATION      seconds of load per run (10)
 #   WARMUP        seconds of load per process and load before the rounds (2)
 #   CONNECTIONS   wrk connections (16), on one wrk thread
-#   PORT_BASE     loopback ports PORT_BASE..PORT_BASE+5 (18101); PORT_ADMIN
+#   PORT_BASE     loopback ports PORT_BASE..PORT_BASE+6 (18101); PORT_ADMIN
 #                 and PORT_ADMIN+1 for the profiles (18109)
 #   CADDY_CPU, WRK_CPU  cores taskset pins Caddy and wrk to (1 and 0); set
 #                 both empty to not pin
 #
 # Only 127.0.0.1 is used. Every wrk run is bounded by DURATION (and killed
-# 15 s past it); with caddy-defender a round is 13 runs, so a call takes
-# about ROUNDS × 13 × (DURATION + 1) s, plus the build, 13 × WARMUP s of
+# 15 s past it); with caddy-defender a round is 14 runs, so a call takes
+# about ROUNDS × 14 × (DURATION + 1) s, plus the build, 14 × WARMUP s of
 # warm-up and, with PROFILE, 3 × (DURATION + 2) s: about 8 minutes with the
 # defaults. Every Caddy process is stopped on exit.
 set -euo pipefail
@@ -115,6 +119,13 @@ grep -qx 'http.handlers.robots_enforce' <<<"$modules" || {
 	exit 1
 }
 procs=(plainA plainB robots robotsbody)
+buffered=0
+if grep -qx 'caddy.logging.writers.robots_buffered' <<<"$modules"; then
+	procs+=(robotsbuf)
+	buffered=1
+else
+	echo "this caddy has no robots_buffered log writer: comparing without robotsbuf" >&2
+fi
 if grep -qx 'http.handlers.defender' <<<"$modules"; then
 	procs+=(defpass defblock)
 	defender=1
@@ -131,6 +142,7 @@ load_ua[denied]=$CRAWLER_UA load_path[denied]=$DENIED_PATH
 load_procs[browser]="plainA plainB robots"
 load_procs[allowed]="plainA plainB robots"
 load_procs[denied]="plainA plainB robots robotsbody"
+((buffered)) && load_procs[denied]+=" robotsbuf"
 if ((defender)); then
 	load_procs[browser]+=" defpass"
 	load_procs[allowed]+=" defpass"
@@ -154,13 +166,19 @@ caddyfile() {
 	if [[ $1 == robots* ]]; then
 		# Rolled files are kept uncompressed: gzip in the middle of a
 		# run would be counted against one round only.
-		cat <<EOF
-	log records {
-		output file $work/$1.records.log {
+		local output="file $work/$1.records.log {
 			roll_size 50MiB
 			roll_keep 2
 			roll_uncompressed
-		}
+		}"
+		if [[ $1 == robotsbuf ]]; then
+			output="robots_buffered {
+			output $output
+		}"
+		fi
+		cat <<EOF
+	log records {
+		output $output
 		format json
 		include http.handlers.robots_enforce
 	}
@@ -168,7 +186,7 @@ EOF
 	fi
 	printf '}\nhttp://:%s {\n\tbind 127.0.0.1\n' "$2"
 	case $1 in
-	robots) robots_enforce_block "" ;;
+	robots | robotsbuf) robots_enforce_block "" ;;
 	robotsbody) robots_enforce_block "$DENY_BODY" ;;
 	defpass) printf '\tdefender block {\n\t\tranges %s\n\t}\n' "$DEFENDER_RANGES" ;;
 	defblock) printf '\tdefender block {\n\t\tranges %s 127.0.0.0/8\n\t}\n' "$DEFENDER_RANGES" ;;
@@ -209,8 +227,12 @@ for l in "${loads[@]}"; do
 			echo "unexpected status: $p answers the $l load with $got, want $(want "$l" "$p")" >&2
 			exit 1
 		fi
-		if [[ $l == denied && $p == robots* ]] &&
-			! grep -q "\"msg\":\"robots.txt decision\".*\"$DENIED_PATH\"" "$work/$p.records.log" 2>/dev/null; then
+		# robotsbuf writes its records within its flush interval.
+		if [[ $l == denied && $p == robots* ]] && ! for _ in $(seq 20); do
+			grep -q "\"msg\":\"robots.txt decision\".*\"$DENIED_PATH\"" "$work/$p.records.log" 2>/dev/null && break
+			sleep 0.1
+			false
+		done; then
 			echo "$p wrote no record of its denial to $work/$p.records.log" >&2
 			exit 1
 		fi
