@@ -60,19 +60,21 @@
 #   DEFENDER_DIR  a caddy-defender checkout, for build-caddy.sh
 #   PROFILE       1 to also take CPU profiles, under the allowed and the
 #                 denied load, of robots (admin endpoint on PORT_ADMIN) and
-#                 under the denied load of defblock (PORT_ADMIN+1), and print
+#                 under the denied load of defblock (PORT_ADMIN+1) and
+#                 robotsbuf (PORT_ADMIN+2), of the loads run, and print
 #                 the share of the process's CPU each handler's own work
 #                 took (handler_share in lib.sh says how it is summed;
 #                 defender's is its ServeHTTP's, which hands nothing on when
 #                 it blocks). Within one process at one time, a share does
 #                 not drift with the machine as a ratio does.
 #   PROFILE_DIR   a directory to keep the profiles in (default: deleted)
+#   LOADS         the loads to run, of "browser allowed denied" (all)
 #   ROUNDS        rounds (3)
 #   DURATION      seconds of load per run (10)
 #   WARMUP        seconds of load per process and load before the rounds (2)
 #   CONNECTIONS   wrk connections (16), on one wrk thread
 #   PORT_BASE     loopback ports PORT_BASE..PORT_BASE+6 (18101); PORT_ADMIN
-#                 and PORT_ADMIN+1 for the profiles (18109)
+#                 to PORT_ADMIN+2 for the profiles (18109)
 #   CADDY_CPU, WRK_CPU  cores taskset pins Caddy and wrk to (1 and 0); set
 #                 both empty to not pin
 #
@@ -148,7 +150,13 @@ if ((defender)); then
 	load_procs[allowed]+=" defpass"
 	load_procs[denied]+=" defblock"
 fi
-loads=(browser allowed denied)
+read -ra loads <<<"${LOADS:-browser allowed denied}"
+for l in "${loads[@]}"; do
+	[[ -n ${load_ua[$l]:-} ]] || {
+		echo "LOADS: no load named $l (browser, allowed, denied)" >&2
+		exit 2
+	}
+done
 
 # want LOAD PROC: the status PROC answers LOAD with.
 want() {
@@ -161,6 +169,7 @@ caddyfile() {
 	if [[ $PROFILE == 1 ]]; then
 		[[ $1 == robots ]] && admin=127.0.0.1:$PORT_ADMIN
 		[[ $1 == defblock ]] && admin=127.0.0.1:$((PORT_ADMIN + 1))
+		[[ $1 == robotsbuf ]] && admin=127.0.0.1:$((PORT_ADMIN + 2))
 	fi
 	printf '{\n\tadmin %s\n\tpersist_config off\n' "$admin"
 	if [[ $1 == robots* ]]; then
@@ -313,10 +322,17 @@ if [[ $PROFILE == 1 ]]; then
 		wait "$loading"
 	}
 	for l in allowed denied; do
+		[[ " ${loads[*]} " == *" $l "* ]] || continue
 		profile "$l" robots "$PORT_ADMIN"
 		printf '%-7s  %-8s  %s\n' "$l" robots "$(handler_share "$pdir/robots-$l.pprof")"
 	done
-	if ((defender)); then
+	has_denied=0
+	[[ " ${loads[*]} " == *" denied "* ]] && has_denied=1
+	if ((buffered && has_denied)); then
+		profile denied robotsbuf $((PORT_ADMIN + 2))
+		printf '%-7s  %-8s  %s\n' denied robotsbuf "$(handler_share "$pdir/robotsbuf-denied.pprof")"
+	fi
+	if ((defender && has_denied)); then
 		profile denied defblock $((PORT_ADMIN + 1))
 		# Blocking, defender's ServeHTTP calls no next handler: its
 		# cumulative share is all its work.
