@@ -123,6 +123,15 @@ func (w *bufWriter) flushLocked() error {
 	return nil
 }
 
+// flushPendingLocked writes the buffer, and returns its error with the
+// timer's last, which it clears: that error is returned once. w.mu is
+// held.
+func (w *bufWriter) flushPendingLocked() error {
+	err := w.err
+	w.err = nil
+	return errors.Join(err, w.flushLocked())
+}
+
 // flushTimer is the timer's: it writes what the buffer holds, and keeps
 // the error for the next Write. A panic of the inner writer, which would
 // end the process on the timer's goroutine, is kept as an error too.
@@ -154,9 +163,7 @@ func (w *bufWriter) flush(giveBack bool) error {
 	if w.closed {
 		return nil
 	}
-	err := w.err
-	w.err = nil
-	err = errors.Join(err, w.flushLocked())
+	err := w.flushPendingLocked()
 	if giveBack {
 		w.buf = nil
 	}
@@ -173,9 +180,7 @@ func (w *bufWriter) Sync() error {
 	if w.closed {
 		return errBufferedClosed
 	}
-	err := w.err
-	w.err = nil
-	err = errors.Join(err, w.flushLocked())
+	err := w.flushPendingLocked()
 	if s, ok := w.inner.(interface{ Sync() error }); ok {
 		if serr := s.Sync(); serr != nil {
 			err = errors.Join(err, fmt.Errorf("robots_buffered: syncing %s: %w", w.name, serr))
@@ -199,9 +204,7 @@ func (w *bufWriter) Close() error {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	err := w.err
-	w.err = nil
-	err = errors.Join(err, w.flushLocked())
+	err := w.flushPendingLocked()
 	w.buf = nil
 	if w.release != nil {
 		if rerr := w.release(); rerr != nil {
