@@ -54,3 +54,31 @@ func TestOriginalRequestRead(t *testing.T) {
 		t.Error("an original request without a URL was read")
 	}
 }
+
+// TestJudgeRequestStartsClean holds judgeRequest to writing the whole
+// request it judges: a judgement comes from a pool, and what the
+// previous request left in it (its site, say) must not be judged again.
+func TestJudgeRequestStartsClean(t *testing.T) {
+	h := newBenchHandler(t)
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	prepare := func(host string) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, "/blog/post.html", nil)
+		r.Host = host
+		r.Header.Set("User-Agent", benchGPTBot)
+		r.RemoteAddr = "192.0.2.1:4711"
+		return caddyhttp.PrepareRequest(r, caddy.NewReplacer(), httptest.NewRecorder(), &caddyhttp.Server{})
+	}
+	withSite, without := prepare("example.com"), prepare("")
+	for range 20 {
+		jd := h.judgeRequest(withSite, benchGPTBot, next)
+		if jd.Request().Site == "" {
+			t.Fatal("a request for example.com was judged without its site")
+		}
+		jd.Release()
+		jd = h.judgeRequest(without, benchGPTBot, next)
+		if site := jd.Request().Site; site != "" {
+			t.Fatalf("a request without a Host was judged for site %q, the previous request's", site)
+		}
+		jd.Release()
+	}
+}

@@ -42,30 +42,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // judgeRequest gathers what the core needs to know of r, as the client
-// sent it, and judges it; ua is r's User-Agent. It is a function of its own, too large for the
-// compiler to inline, so that the request it gathers is not on
+// sent it, into a judgement's request, and judges it; ua is r's
+// User-Agent. It is a function of its own, too large for the
+// compiler to inline, so that what it reads is not on
 // ServeHTTP's stack while the rest of the route runs.
 func (h *Handler) judgeRequest(r *http.Request, ua string, next caddyhttp.Handler) *enforce.Judgement {
-	sent := sentRequestOf(r)
-	req := enforce.Request{
-		Target:     sent.target,
-		Unreadable: !sent.readable,
-		UserAgent:  ua,
-		ClientIP:   clientIP(r),
-		RemoteIP:   remoteIP(sent.remoteAddr),
-		Host:       r.Host,
-		Method:     sent.method,
-		URI:        sent.uri,
-		Header:     r.Header,
-		HTTP:       r,
-	}
-	if sent.path != r.URL.Path {
-		h.warnRewritten(sent.path, r.URL.Path)
+	jd := h.judge.NewJudgement()
+	sent := originalRequest(r)
+	target, readable := enforce.TargetOf(sent.Method, sent.URL, sent.RequestURI)
+	// Field by field: a composite literal would be built on the stack
+	// first, and copied.
+	req := jd.Request()
+	*req = enforce.Request{}
+	req.Target, req.Unreadable = target, !readable
+	req.UserAgent, req.ClientIP, req.RemoteIP = ua, clientIP(r), remoteIP(sent.RemoteAddr)
+	req.Host, req.Method, req.URI = r.Host, sent.Method, sent.RequestURI
+	req.Header, req.HTTP = r.Header, r
+	if sent.URL.Path != r.URL.Path {
+		h.warnRewritten(sent.URL.Path, r.URL.Path)
 	}
 	if sr, ok := h.sites.site(r, next); ok {
 		req.Site, req.Via = sr.key, sr.fetcher
 	}
-	return h.judge.Judge(r.Context(), &req)
+	return h.judge.JudgeIn(r.Context(), jd)
 }
 
 // isInternalFetch reports whether r, whose User-Agent is ua, is the

@@ -117,12 +117,29 @@ type Judgement struct {
 // which the judgement waits for. The Judgement is the caller's until it
 // calls Release; req is not kept.
 func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
+	jd := j.NewJudgement()
+	jd.req = *req
+	return j.JudgeIn(ctx, jd)
+}
+
+// NewJudgement returns a Judgement whose Request (see Judgement.Request)
+// the caller writes, then judges with JudgeIn: the request is gathered
+// where it is judged, not on the caller's stack and then copied. A
+// loaded process grows a goroutine's stack again after each collection
+// shrinks it when a request needs more than the stack it was left with,
+// and the deepest frames of a request are the judgement's.
+func (j *Judge) NewJudgement() *Judgement {
 	jd := j.pool.Get().(*Judgement)
+	jd.judge = j
+	return jd
+}
+
+// JudgeIn judges the Request jd holds, as Judge does, and returns jd.
+func (j *Judge) JudgeIn(ctx context.Context, jd *Judgement) *Judgement {
 	jd.Decision, jd.Identity, jd.Usage = Decision{}, verify.Result{}, rules.Usage{}
 	jd.Evidence.reset()
 	jd.Record, jd.Deny, jd.RobotsTxt, jd.Escalation, jd.Escalated, jd.listed = false, false, false, nil, false, nil
-	jd.req, jd.judge = *req, j
-	req = &jd.req
+	req := &jd.req
 	req.Forged = ""
 
 	built := !req.Unreadable && jd.rd.Build(req.Target)
