@@ -52,8 +52,8 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 // query, no range, no condition, and no header that makes some origins
 // serve another path, whose 200 is the whole file as it is now.
 func plainRobotsRequest(r *http.Request) bool {
-	sent := sentRequestOf(r)
-	if sent.method != http.MethodGet || sent.rawQuery != "" || r.Method != http.MethodGet || r.URL.RawQuery != "" {
+	sent := originalRequest(r)
+	if sent.Method != http.MethodGet || sent.URL.RawQuery != "" || r.Method != http.MethodGet || r.URL.RawQuery != "" {
 		return false
 	}
 	for _, name := range [...]string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since",

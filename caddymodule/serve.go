@@ -87,28 +87,11 @@ func (h *Handler) warnRewritten(sent, now string) {
 	}
 }
 
-// sentRequest is what the handler reads of a request as the client sent
-// it, before any rewrite: Caddy keeps the original method, URL and remote
-// address (not the headers, which the handler reads before the directives
-// that change them).
-type sentRequest struct {
-	method, uri, path, rawQuery, remoteAddr string
-	// target is what decisions judge (see enforce.TargetOf), and readable false
-	// when the URL has no path they could judge as the server reads it.
-	target   string
-	readable bool
-}
-
-// sentRequestOf returns the request r was as the client sent it, which
-// Caddy keeps in r's context as a whole http.Request value.
-func sentRequestOf(r *http.Request) sentRequest {
-	orig := originalRequest(r)
-	target, readable := enforce.TargetOf(orig.Method, orig.URL, orig.RequestURI)
-	return sentRequest{orig.Method, orig.RequestURI, orig.URL.Path, orig.URL.RawQuery, orig.RemoteAddr, target, readable}
-}
-
-// originalRequest returns the original request Caddy keeps for r, or r
-// itself when there is none. Caddy keeps the request by value: a type
+// originalRequest returns the request r was as the client sent it, before
+// any rewrite, which Caddy keeps for r (its method, URL and remote
+// address; not its headers, which the handler reads before the
+// directives that change them), or r itself when there is none. Caddy
+// keeps the request by value: a type
 // assertion would copy its 250 octets on every request, so the request is
 // read where the context holds it. An interface holding a struct points
 // to the struct (its second word), which is never written after Caddy
