@@ -43,9 +43,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 // judgeRequest gathers what the core needs to know of r, as the client
 // sent it, into a judgement's request, and judges it; ua is r's
-// User-Agent. It is a function of its own, too large for the
-// compiler to inline, so that what it reads is not on
-// ServeHTTP's stack while the rest of the route runs.
+// User-Agent. It is a function of its own, too large for the compiler to
+// inline, so that what it reads is not on ServeHTTP's stack while the
+// rest of the route runs.
 func (h *Handler) judgeRequest(r *http.Request, ua string, next caddyhttp.Handler) *enforce.Judgement {
 	jd := h.judge.NewJudgement()
 	sent := originalRequest(r)
@@ -90,12 +90,13 @@ func (h *Handler) warnRewritten(sent, now string) {
 // originalRequest returns the request r was as the client sent it, before
 // any rewrite, which Caddy keeps for r (its method, URL and remote
 // address; not its headers, which the handler reads before the
-// directives that change them), or r itself when there is none. Caddy
-// keeps the request by value: a type
-// assertion would copy its 250 octets on every request, so the request is
-// read where the context holds it. An interface holding a struct points
-// to the struct (its second word), which is never written after Caddy
-// stores it. TestOriginalRequestRead holds the reading to the copy's.
+// directives that change them), or r itself when there is none.
+//
+// Caddy keeps the request by value: a type assertion would copy its 250
+// octets on every request, so the request is read where the context holds
+// it. An interface holding a struct points to the struct (its second
+// word), which is never written after Caddy stores it.
+// TestOriginalRequestRead holds the reading to the copy's.
 func originalRequest(r *http.Request) *http.Request {
 	v := r.Context().Value(caddyhttp.OriginalRequestCtxKey)
 	if _, ok := v.(http.Request); !ok {
