@@ -124,10 +124,7 @@ func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
 
 // NewJudgement returns a Judgement whose Request (see Judgement.Request)
 // the caller writes, then judges with JudgeIn: the request is gathered
-// where it is judged, not on the caller's stack and then copied. A
-// loaded process grows a goroutine's stack again after each collection
-// shrinks it when a request needs more than the stack it was left with,
-// and the deepest frames of a request are the judgement's.
+// where it is judged, not on the caller's stack and then copied.
 func (j *Judge) NewJudgement() *Judgement {
 	jd := j.pool.Get().(*Judgement)
 	jd.judge = j
