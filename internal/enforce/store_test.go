@@ -188,6 +188,9 @@ func TestStoreSnapshotOutcomes(t *testing.T) {
 			if snap.Source != robotsA || (snap.Robots != nil) != (tt.access == AccessAvailable) || !snap.FetchedAt.Equal(snapEpoch) {
 				t.Errorf("Snapshot() source %q robots %v fetched %v", snap.Source, snap.Robots != nil, snap.FetchedAt)
 			}
+			// Snapshot returns once the first snapshot is published, a
+			// moment before the fetch is marked done and its host counted.
+			settle(t, s, "a.example")
 			if n := held(s); n != 1 {
 				t.Errorf("%d hosts tracked, want 1", n)
 			}
