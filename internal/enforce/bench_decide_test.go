@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // benchUserAgents mixes real crawler and browser headers, none over 512
 // octets.
 var benchUserAgents = []string{
-	uaGPTBot, uaGooglebot, uaGooglebotMob, uaBingbot, uaBytespider, uaCCBot, uaClaudeBot,
-	uaPerplexityBot, uaAmazonbot, uaApplebot, uaChrome, uaFirefox, uaSafari, uaCurl,
+	testua.GPTBot, testua.Googlebot, testua.GooglebotMob, testua.Bingbot, testua.Bytespider, testua.CCBot, testua.ClaudeBot,
+	testua.PerplexityBot, testua.Amazonbot, testua.Applebot, testua.Chrome, testua.Firefox, testua.Safari, uaCurl,
 }
 
 // benchTargets mixes ordinary, deep, encoded, dotted and long-query targets.

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"testing"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
@@ -9,16 +10,16 @@ import (
 // benchUAs are real headers of crawlers, fetchers and browsers, each under
 // 512 octets.
 var benchUAs = []struct{ name, ua string }{
-	{"googlebot_mobile", uaGooglebotMob},
-	{"gptbot", uaGPTBot},
-	{"claudebot", uaClaudeBot},
-	{"amazonbot", uaAmazonbot},
-	{"bytespider", uaBytespider},
-	{"ccbot", uaCCBot},
+	{"googlebot_mobile", testua.GooglebotMob},
+	{"gptbot", testua.GPTBot},
+	{"claudebot", testua.ClaudeBot},
+	{"amazonbot", testua.Amazonbot},
+	{"bytespider", testua.Bytespider},
+	{"ccbot", testua.CCBot},
 	{"curl", "curl/8.4.0"},
-	{"chrome_windows", uaChrome},
-	{"firefox_linux", uaFirefox},
-	{"safari_mac", uaSafari},
+	{"chrome_windows", testua.Chrome},
+	{"firefox_linux", testua.Firefox},
+	{"safari_mac", testua.Safari},
 	{"chrome_android", "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"},
 	{"safari_iphone", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"},
 	{"facebook_inapp", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/459.0.0.45.108;FBBV/593093488;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.4.1;FBSS/3;FBID/phone;FBLC/en_US;FBOP/5;FBRV/595137455]"},

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"fmt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"runtime"
 	"testing"
 	"weak"
@@ -69,10 +70,10 @@ func TestChosenGroupsHoldNoRobots(t *testing.T) {
 			t.Fatal(err)
 		}
 		snap := src.Snapshot(t.Context(), "example.com")
-		if m := d.chooseFor(snap, d.readHeader(uaGPTBot), ""); !m.Named() {
+		if m := d.chooseFor(snap, d.readHeader(testua.GPTBot), ""); !m.Named() {
 			t.Fatal("GPTBot's group not chosen")
 		}
-		if c := d.readHeader(uaGPTBot).chosen.Load(); c == nil {
+		if c := d.readHeader(testua.GPTBot).chosen.Load(); c == nil {
 			t.Fatal("no choice kept with the header")
 		}
 		return weak.Make(snap.Robots)

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"fmt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"slices"
 	"strings"
 	"sync"
@@ -26,20 +27,20 @@ func TestClassify(t *testing.T) {
 		{"", automated, AutomatedNoUserAgent, "", CategoryNone},
 		{" \t ", automated, AutomatedNoUserAgent, "", CategoryNone},
 		// Catalogued crawlers.
-		{uaGooglebot, crawler, AutomatedCatalogue, "Googlebot", CategorySearch},
-		{uaGooglebotMob, crawler, AutomatedCatalogue, "Googlebot", CategorySearch},
-		{uaGPTBot, crawler, AutomatedCatalogue, "GPTBot", CategoryAI},
-		{uaClaudeBot, crawler, AutomatedCatalogue, "ClaudeBot", CategoryAI},
-		{uaPerplexityBot, crawler, AutomatedCatalogue, "PerplexityBot", CategoryAI},
-		{uaAmazonbot, crawler, AutomatedCatalogue, "Amazonbot", CategoryAI},
-		{uaApplebot, crawler, AutomatedCatalogue, "Applebot", CategorySearch},
-		{uaBytespider, crawler, AutomatedCatalogue, "Bytespider", CategoryAI},
-		{uaCCBot, crawler, AutomatedCatalogue, "CCBot", CategoryAI},
-		{uaSlurp, crawler, AutomatedCatalogue, "Slurp", CategorySearch},
+		{testua.Googlebot, crawler, AutomatedCatalogue, "Googlebot", CategorySearch},
+		{testua.GooglebotMob, crawler, AutomatedCatalogue, "Googlebot", CategorySearch},
+		{testua.GPTBot, crawler, AutomatedCatalogue, "GPTBot", CategoryAI},
+		{testua.ClaudeBot, crawler, AutomatedCatalogue, "ClaudeBot", CategoryAI},
+		{testua.PerplexityBot, crawler, AutomatedCatalogue, "PerplexityBot", CategoryAI},
+		{testua.Amazonbot, crawler, AutomatedCatalogue, "Amazonbot", CategoryAI},
+		{testua.Applebot, crawler, AutomatedCatalogue, "Applebot", CategorySearch},
+		{testua.Bytespider, crawler, AutomatedCatalogue, "Bytespider", CategoryAI},
+		{testua.CCBot, crawler, AutomatedCatalogue, "CCBot", CategoryAI},
+		{testua.Slurp, crawler, AutomatedCatalogue, "Slurp", CategorySearch},
 		{"Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)", crawler, AutomatedCatalogue, "SemrushBot", CategorySEO},
 		{"Scrapy/2.11.0 (+https://scrapy.org)", crawler, AutomatedCatalogue, "Scrapy", CategoryCrawler},
 		// Catalogued clients that are not crawlers.
-		{uaFacebook, automated, AutomatedCatalogue, "facebookexternalhit", CategorySocial},
+		{testua.Facebook, automated, AutomatedCatalogue, "facebookexternalhit", CategorySocial},
 		{"curl/8.4.0", automated, AutomatedCatalogue, "curl", CategoryTool},
 		{"Wget/1.21.4", automated, AutomatedCatalogue, "Wget", CategoryTool},
 		{"python-requests/2.31.0", automated, AutomatedCatalogue, "python-requests", CategoryTool},
@@ -81,10 +82,10 @@ func TestClassify(t *testing.T) {
 		{"Dalvik/2.1.0 (Linux; U; Android 11; SM-A125F Build/RP1A.200720.012)", automated, AutomatedShape, "", CategoryNone},
 		{"Spotify/8.9.10 iOS/17.4 (iPhone15,2)", automated, AutomatedShape, "", CategoryNone},
 		// Browsers.
-		{uaChrome, browser, NotAutomated, "", CategoryNone},
-		{uaFirefox, browser, NotAutomated, "", CategoryNone},
-		{uaSafari, browser, NotAutomated, "", CategoryNone},
-		{uaIE11, browser, NotAutomated, "", CategoryNone},
+		{testua.Chrome, browser, NotAutomated, "", CategoryNone},
+		{testua.Firefox, browser, NotAutomated, "", CategoryNone},
+		{testua.Safari, browser, NotAutomated, "", CategoryNone},
+		{testua.IE11, browser, NotAutomated, "", CategoryNone},
 		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0", browser, NotAutomated, "", CategoryNone},
 		{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1", browser, NotAutomated, "", CategoryNone},
 		{"Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36", browser, NotAutomated, "", CategoryNone},
@@ -195,9 +196,9 @@ func TestHasRoleWord(t *testing.T) {
 func TestClassifierBrowser(t *testing.T) {
 	c := NewClassifier(0)
 	tests := []struct{ ua, name, version string }{
-		{uaChrome, "Chrome", "124.0.0.0"},
-		{uaFirefox, "Firefox", "125.0"},
-		{uaSafari, "Safari", "17.4"},
+		{testua.Chrome, "Chrome", "124.0.0.0"},
+		{testua.Firefox, "Firefox", "125.0"},
+		{testua.Safari, "Safari", "17.4"},
 	}
 	for _, tt := range tests {
 		for range 2 { // cold, then cached
@@ -208,8 +209,8 @@ func TestClassifierBrowser(t *testing.T) {
 		}
 	}
 	var zero Classifier
-	if name, _ := zero.Browser(uaChrome); name != "Chrome" {
-		t.Errorf("zero Classifier: Browser(%q) = %q, want %q", uaChrome, name, "Chrome")
+	if name, _ := zero.Browser(testua.Chrome); name != "Chrome" {
+		t.Errorf("zero Classifier: Browser(%q) = %q, want %q", testua.Chrome, name, "Chrome")
 	}
 }
 
@@ -257,7 +258,7 @@ func TestClassifierCacheKey(t *testing.T) {
 
 func TestClassifyWarmAllocs(t *testing.T) {
 	c := NewClassifier(0)
-	for _, ua := range []string{uaChrome, uaSafari, uaGooglebotMob, "", "Foo/1.0 (+http://foo.example/info)"} {
+	for _, ua := range []string{testua.Chrome, testua.Safari, testua.GooglebotMob, "", "Foo/1.0 (+http://foo.example/info)"} {
 		tok := Tokenize(ua)
 		c.Classify(&tok) // warm the cache
 		if n := testing.AllocsPerRun(100, func() { c.Classify(&tok) }); n != 0 {
@@ -268,7 +269,7 @@ func TestClassifyWarmAllocs(t *testing.T) {
 
 func TestClassifierConcurrent(t *testing.T) {
 	uas := []string{
-		uaChrome, uaFirefox, uaSafari, uaIE11, uaGooglebot, uaGPTBot, "curl/8.4.0",
+		testua.Chrome, testua.Firefox, testua.Safari, testua.IE11, testua.Googlebot, testua.GPTBot, "curl/8.4.0",
 		"Foo/1.0 (+http://foo.example/info)", "Bar/2.0", "Baz/3.0 (+https://baz.example/)",
 	}
 	want := make([]Classification, len(uas))
@@ -303,7 +304,7 @@ func TestZeroClassifier(t *testing.T) {
 	for _, tt := range []struct {
 		ua   string
 		want bool
-	}{{uaChrome, false}, {"Foo/1.0 (+http://foo.example/info)", true}, {uaGPTBot, true}} {
+	}{{testua.Chrome, false}, {"Foo/1.0 (+http://foo.example/info)", true}, {testua.GPTBot, true}} {
 		tok := Tokenize(tt.ua)
 		if got := c.Classify(&tok).Automated(); got != tt.want {
 			t.Errorf("zero Classifier: Automated(%q) = %v, want %v", tt.ua, got, tt.want)

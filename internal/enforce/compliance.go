@@ -177,7 +177,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 		if g := v.Robots.Group(tok); g != nil {
 			named = true
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || googleAllows(v.groups, g, target, path)
+			google = google || v.GoogleAllows(g, target, path)
 		}
 	}
 	if named {
@@ -187,7 +187,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 	if g == nil || !d.policy.Wildcard.Binds(ClassCrawler) {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
+	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target, path)
 }
 
 // allowsAsSent reports whether version v allows the request as sent, by
@@ -204,7 +204,7 @@ func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound b
 		for i := 0; i < m.Len(); i++ {
 			g := m.Group(i)
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || googleAllows(v.groups, g, target, path)
+			google = google || v.GoogleAllows(g, target, path)
 		}
 		return rfc, google
 	}
@@ -212,5 +212,5 @@ func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound b
 	if g == nil || !bound {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
+	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target, path)
 }

@@ -127,7 +127,7 @@ type readHeader struct {
 	class  Classification
 	// chosen is the header's last choice of groups (see chooseFor); nil
 	// for a header read uncached.
-	chosen *atomic.Pointer[chosenGroups]
+	chosen *atomic.Pointer[Choice]
 }
 
 // MaxCachedHeaderLength is the length of the longest User-Agent header whose
@@ -158,7 +158,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 		return d.readUncached(ua)
 	}
 	return d.headers.get(ua, func(key string) readHeader {
-		h := readHeader{tokens: Tokenize(key), chosen: new(atomic.Pointer[chosenGroups])}
+		h := readHeader{tokens: Tokenize(key), chosen: new(atomic.Pointer[Choice])}
 		h.class = d.classifier.Classify(&h.tokens)
 		return h
 	})
@@ -324,12 +324,23 @@ func disallowsAny(g *rules.Group) bool {
 	return false
 }
 
+// chooseFor is choose for a header read through the cache: it reuses the
+// header's last choice when made in snap's index, else makes it and keeps
+// it. A forged token is dropped from a choice made anew, never kept.
+func (d *Decider) chooseFor(snap *Snapshot, h *readHeader, forged string) Match {
+	x := snap.Groups()
+	if h.chosen == nil || x == nil || forged != "" {
+		return d.choose(snap, &h.tokens, forged)
+	}
+	return x.ChooseCached(&h.tokens, h.chosen)
+}
+
 // choose picks the named groups through the snapshot's index when it has
 // one, leaving out those named by forged (see Request.Forged).
 func (d *Decider) choose(snap *Snapshot, toks *Tokens, forged string) Match {
 	var m Match
-	if snap.groups != nil {
-		m = snap.groups.Choose(toks)
+	if x := snap.Groups(); x != nil {
+		m = x.Choose(toks)
 	} else {
 		m = ChooseGroups(snap.Robots, toks)
 	}

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"fmt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"sync"
 	"testing"
@@ -56,31 +57,31 @@ func TestDecide(t *testing.T) {
 		rule    int // line of the deciding rule, 0 for none
 		reading Reading
 	}{
-		{"named group denies", bots, uaGPTBot, "/private/x", false, ReasonNamedGroup, "GPTBot", 2, AsSent},
-		{"named group allows", bots, uaGPTBot, "/public", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
-		{"named group replaces *", bots, uaGooglebot, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
-		{"bypass spelling", bots, uaGPTBot, "/pub/..%2Fprivate/x", false, ReasonNamedGroup, "GPTBot", 2, Decoded},
+		{"named group denies", bots, testua.GPTBot, "/private/x", false, ReasonNamedGroup, "GPTBot", 2, AsSent},
+		{"named group allows", bots, testua.GPTBot, "/public", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
+		{"named group replaces *", bots, testua.Googlebot, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
+		{"bypass spelling", bots, testua.GPTBot, "/pub/..%2Fprivate/x", false, ReasonNamedGroup, "GPTBot", 2, Decoded},
 		// A client naming two groups may obey either (RFC 9309 §2.2.1):
 		// allowed when one of them allows.
 		{"both groups: only GPTBot's disallows", bots, uaBoth, "/a", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
 		{"both groups: only Googlebot's disallows", bots, uaBoth, "/b", true, ReasonNamedGroup, "GPTBot", 0, AsSent},
 		{"both groups: allowed by both", bots, uaBoth, "/c", true, ReasonNamedGroup, "Googlebot", 0, AsSent},
 		{"both groups: one allows what the other disallows", bots, uaBoth, "/private/x", true, ReasonNamedGroup, "Googlebot", 7, AsSent},
-		{"a browser is not bound by *", bots, uaChrome, "/private/x", true, ReasonNotAutomated, "", 0, AsSent},
-		{"policy all binds browsers", all, uaChrome, "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
+		{"a browser is not bound by *", bots, testua.Chrome, "/private/x", true, ReasonNotAutomated, "", 0, AsSent},
+		{"policy all binds browsers", all, testua.Chrome, "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
 		{"curl is not a crawler", bots, uaCurl, "/private/x", true, ReasonNotAutomated, "curl", 0, AsSent},
 		{"curl is bound by * as automated", automated, uaCurl, "/private/x", false, ReasonWildcardGroup, "curl", 10, AsSent},
 		{"* allow carve-out", automated, uaCurl, "/private/press/a", true, ReasonWildcardGroup, "curl", 11, AsSent},
 		{"no User-Agent is automated", automated, "", "/private/x", false, ReasonWildcardGroup, "", 10, AsSent},
-		{"robots.txt always passes", bots, uaGPTBot, "/robots.txt", true, ReasonRobotsTxt, "", 0, AsSent},
+		{"robots.txt always passes", bots, testua.GPTBot, "/robots.txt", true, ReasonRobotsTxt, "", 0, AsSent},
 		{"allow-listed agent", bots, "UptimeMonitor/2.0 (+https://example.net)", "/private/x", true, ReasonAllowListed, "UptimeMonitor", 0, AsSent},
-		{"no path", bots, uaGPTBot, "*", true, ReasonNoPath, "", 0, AsSent},
+		{"no path", bots, testua.GPTBot, "*", true, ReasonNoPath, "", 0, AsSent},
 		// A "#" is part of the path, as Go's server reads it: never a
 		// fragment that hides the rest, never /robots.txt with a tail.
 		{"raw # then dot segments", bots, uaFooCrawler, "/x%23/../private/secret.html", false, ReasonWildcardGroup, "FooCrawler", 10, Cleaned},
 		{"raw # kept as sent", bots, uaFooCrawler, "/x#/../private/secret.html", false, ReasonWildcardGroup, "FooCrawler", 10, Cleaned},
-		{"robots.txt with a # tail", bots, uaGPTBot, "/robots.txt#/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
-		{"robots.txt with an escaped # tail", bots, uaGPTBot, "/robots.txt%23/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
+		{"robots.txt with a # tail", bots, testua.GPTBot, "/robots.txt#/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
+		{"robots.txt with an escaped # tail", bots, testua.GPTBot, "/robots.txt%23/../private/x", false, ReasonNamedGroup, "GPTBot", 2, Cleaned},
 	}
 	for _, c := range cases {
 		var rd Readings
@@ -138,7 +139,7 @@ func TestDecideForged(t *testing.T) {
 		{"GPTBot", true, ReasonNamedGroup, "Googlebot"}, // a token the header does not name changes nothing
 	} {
 		var rd Readings
-		dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: uaGooglebot, Forged: c.forged}, &rd)
+		dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: testua.Googlebot, Forged: c.forged}, &rd)
 		if dec.Allowed != c.allowed || dec.Reason != c.reason || dec.Token != c.token {
 			t.Errorf("Decide(forged %q) = %v, %v, %q; want %v, %v, %q", c.forged, dec.Allowed, dec.Reason, dec.Token, c.allowed, c.reason, c.token)
 		}
@@ -157,10 +158,10 @@ func TestDecideWithoutFile(t *testing.T) {
 		allowed bool
 		reason  Reason
 	}{
-		{unreachable, uaGPTBot, false, ReasonUnreachable},
-		{unreachable, uaChrome, true, ReasonNotAutomated},
+		{unreachable, testua.GPTBot, false, ReasonUnreachable},
+		{unreachable, testua.Chrome, true, ReasonNotAutomated},
 		{unreachable, "", true, ReasonNotAutomated}, // automated, but no crawler
-		{unavailable, uaGPTBot, true, ReasonUnavailable},
+		{unavailable, testua.GPTBot, true, ReasonUnavailable},
 	}
 	for _, c := range cases {
 		var rd Readings
@@ -170,7 +171,7 @@ func TestDecideWithoutFile(t *testing.T) {
 		}
 	}
 	var rd Readings
-	if dec := d.Decide(unreachable, Request{Target: "/robots.txt", UserAgent: uaGPTBot}, &rd); !dec.Allowed {
+	if dec := d.Decide(unreachable, Request{Target: "/robots.txt", UserAgent: testua.GPTBot}, &rd); !dec.Allowed {
 		t.Errorf("Decide(unreachable, /robots.txt) denied: %+v", dec)
 	}
 }
@@ -188,17 +189,17 @@ func TestDecideFailsClosed(t *testing.T) {
 		allowed bool
 		reason  Reason
 	}{
-		{"unreadable, named", snap, Request{Unreadable: true, UserAgent: uaGPTBot}, false, ReasonUnreadableTarget},
+		{"unreadable, named", snap, Request{Unreadable: true, UserAgent: testua.GPTBot}, false, ReasonUnreadableTarget},
 		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaFooCrawler}, false, ReasonUnreadableTarget},
-		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: uaChrome}, true, ReasonNotAutomated},
+		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: testua.Chrome}, true, ReasonNotAutomated},
 		{"unreadable, a group that disallows nothing", snap, Request{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
-		{"unreadable, no rules", &Snapshot{Access: AccessUnavailable}, Request{Unreadable: true, UserAgent: uaGPTBot}, true, ReasonUnavailable},
+		{"unreadable, no rules", &Snapshot{Access: AccessUnavailable}, Request{Unreadable: true, UserAgent: testua.GPTBot}, true, ReasonUnavailable},
 		{"host budget", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
-			Request{Target: "/x", UserAgent: uaGPTBot}, false, ReasonHostBudget},
+			Request{Target: "/x", UserAgent: testua.GPTBot}, false, ReasonHostBudget},
 		{"invalid host", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalInvalidHost},
 			Request{Target: "/x", UserAgent: uaFooCrawler}, false, ReasonInvalidHost},
 		{"refused, browser", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
-			Request{Target: "/x", UserAgent: uaChrome}, true, ReasonNotAutomated},
+			Request{Target: "/x", UserAgent: testua.Chrome}, true, ReasonNotAutomated},
 	}
 	for _, c := range cases {
 		var rd Readings
@@ -263,7 +264,7 @@ func TestAssess(t *testing.T) {
 	}
 	for _, c := range cases {
 		var rd Readings
-		req := Request{Target: c.target, UserAgent: uaGPTBot}
+		req := Request{Target: c.target, UserAgent: testua.GPTBot}
 		dec := d.Decide(v3, req, &rd)
 		ev := assessed(d, &dec, &req, c.served, t0.Add(2*time.Minute+c.at))
 		if ev.Compliance != c.want || len(ev.Versions) != c.versions {
@@ -276,7 +277,7 @@ func TestAssess(t *testing.T) {
 		{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
 	} {
 		var rd Readings
-		req := Request{Target: "/x", UserAgent: uaGPTBot}
+		req := Request{Target: "/x", UserAgent: testua.GPTBot}
 		dec := d.Decide(snap, req, &rd)
 		if ev := assessed(d, &dec, &req, nil, t0); dec.Allowed || ev.Compliance != ComplianceProtective {
 			t.Errorf("%v: allowed %v, %v; want a protective denial", dec.Reason, dec.Allowed, ev.Compliance)
@@ -290,8 +291,8 @@ func TestAssess(t *testing.T) {
 func TestDecideHeaderCache(t *testing.T) {
 	snap := inlineSnapshot(t, decideRobots)
 	d := NewDecider(Policy{}, nil)
-	long := uaGPTBot + " " + strings.Repeat("x", MaxCachedHeaderLength)
-	for _, ua := range []string{uaGPTBot, uaChrome, uaCurl, "", long} {
+	long := testua.GPTBot + " " + strings.Repeat("x", MaxCachedHeaderLength)
+	for _, ua := range []string{testua.GPTBot, testua.Chrome, uaCurl, "", long} {
 		for _, target := range []string{"/private/x", "/a", "/public"} {
 			var rd Readings
 			fresh := NewDecider(Policy{}, nil).Decide(snap, Request{Target: target, UserAgent: ua}, &rd)
@@ -329,7 +330,7 @@ func TestDecideConcurrent(t *testing.T) {
 		wg.Go(func() {
 			var rd Readings
 			for i := range 300 {
-				ua := fmt.Sprintf("%s (variant %d)", uaGPTBot, (g*300+i)%40)
+				ua := fmt.Sprintf("%s (variant %d)", testua.GPTBot, (g*300+i)%40)
 				if dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: ua}, &rd); dec.Allowed || dec.Token != "GPTBot" {
 					t.Errorf("Decide(%q) = %v %q, want denied for GPTBot", ua, dec.Allowed, dec.Token)
 					return

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"testing"
 	"time"
@@ -10,8 +11,8 @@ import (
 // robots.txt, User-Agent header and target, and that it is deterministic
 // and honours the rules that hold for every input.
 func FuzzDecision(f *testing.F) {
-	f.Add(decideRobots, uaGPTBot, "/private/x")
-	f.Add(decideRobots, uaChrome, "/pub/..%2Fprivate/x")
+	f.Add(decideRobots, testua.GPTBot, "/private/x")
+	f.Add(decideRobots, testua.Chrome, "/pub/..%2Fprivate/x")
 	f.Add("User-agent: *\nDisallow: /\n", "", "*")
 	f.Add("User-agent: a\nDisallow: /%\n", "a/1 (((;;", "//..\\%2e%2E/%")
 	f.Add(strings.Repeat("User-agent: x\n", 50), strings.Repeat("x/1 ", 300), "http://h?q#f")

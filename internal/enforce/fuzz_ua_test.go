@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"testing"
 )
@@ -14,9 +15,9 @@ import (
 func FuzzTokenize(f *testing.F) {
 	seeds := []string{
 		// Real crawlers and browsers.
-		uaGPTBot, uaGooglebot, uaGooglebotMob, uaBingbot, uaBytespider, uaCCBot, uaFacebook,
-		uaSlurp, uaClaudeBot, uaPerplexityBot, uaAmazonbot, uaApplebot,
-		uaChrome, uaFirefox, uaSafari, uaIE11,
+		testua.GPTBot, testua.Googlebot, testua.GooglebotMob, testua.Bingbot, testua.Bytespider, testua.CCBot, testua.Facebook,
+		testua.Slurp, testua.ClaudeBot, testua.PerplexityBot, testua.Amazonbot, testua.Applebot,
+		testua.Chrome, testua.Firefox, testua.Safari, testua.IE11,
 		"curl/8.4.0",
 		"Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 [FBAN/EMA;FBLC/en_US;FBAV/400.0.0.11.90;]",
 		// Hostile: unbalanced and deeply nested parentheses, quoted-pairs,

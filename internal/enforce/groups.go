@@ -91,7 +91,7 @@ type GroupIndex struct {
 	// otherwise (see googleGroup), for evidence.
 	google map[*rules.Group]googleGroup
 	// self, named and places let a header's cached choice of groups name
-	// them without holding them (see chosenGroups).
+	// them without holding them (see Choice).
 	self   weak.Pointer[GroupIndex]
 	named  []*rules.Group
 	places map[*rules.Group]uint16
@@ -121,7 +121,7 @@ func NewGroupIndex(r *rules.Robots) *GroupIndex {
 	tokens := r.Tokens()
 	x.indexNamed(r, tokens)
 	for _, tok := range tokens {
-		if isToken(tok) {
+		if rules.IsProductToken(tok) {
 			x.filter.add(tok)
 		}
 		addGoogle(r.Group(tok))
@@ -144,49 +144,21 @@ func choose(r *rules.Robots, filter *groupFilter, t *Tokens) (m Match) {
 	if r == nil || t == nil {
 		return m
 	}
-	// Non-generic candidates fill t.cands from index 0 up, generic ones
-	// from the top down (see Tokens).
-	for j := range int(t.named) {
-		if c := &t.cands[j]; filter == nil || filter.mayName(c.hash) {
-			m.try(r, t.tok(c))
+	for tok, key := range t.Candidates(false) {
+		if filter == nil || filter.mayName(key) {
+			m.try(r, tok)
 		}
-	}
-	if t.tail != 0 {
-		m.tryRest(r, filter, t, false)
 	}
 	if m.n > 0 {
 		return m
 	}
-	for j := MaxCandidates - 1; j >= MaxCandidates-int(t.generic); j-- {
-		if c := &t.cands[j]; filter == nil || filter.mayName(c.hash) {
-			m.try(r, t.tok(c))
+	for tok, key := range t.Candidates(true) {
+		if filter == nil || filter.mayName(key) {
+			m.try(r, tok)
 		}
-	}
-	if t.tail != 0 {
-		m.tryRest(r, filter, t, true)
 	}
 	m.generic = m.n > 0
 	return m
-}
-
-// tryRest tries the candidates that t did not keep, the generic ones or
-// the others, reading them from the header again. Only headers with more
-// than MaxCandidates distinct candidates have any.
-func (m *Match) tryRest(r *rules.Robots, filter *groupFilter, t *Tokens, generic bool) {
-	sc, _ := t.rest()
-	for sc.nextPiece() {
-		run := sc.prun - sc.pstart
-		if run == 0 {
-			continue
-		}
-		tok := t.header[sc.pstart:sc.prun]
-		head := foldHead(tok)
-		hash := tokenHash(head, run)
-		if filter != nil && !filter.mayName(uint16(hash>>48)) || isGeneric(tok, head, hash) != generic {
-			continue
-		}
-		m.try(r, tok)
-	}
 }
 
 // try adds the group that the candidate tok names, if any and not already
@@ -214,7 +186,7 @@ type groupFilter [1 << filterBits / 64]uint64
 
 // add sets the bit of the token tok.
 func (f *groupFilter) add(tok string) {
-	k := uint16(tokenHash(foldHead(tok), len(tok))>>48) >> (16 - filterBits)
+	k := TokenKey(tok) >> (16 - filterBits)
 	f[k/64] |= 1 << (k % 64)
 }
 

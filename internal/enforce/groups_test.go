@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"slices"
 	"strings"
 	"testing"
@@ -9,26 +10,6 @@ import (
 )
 
 // Real User-Agent headers, as their operators document them.
-const (
-	uaGPTBot        = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
-	uaGooglebot     = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	uaGooglebotMob  = "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	uaBingbot       = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36"
-	uaBytespider    = "Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/70.0.0.0 Safari/537.36"
-	uaCCBot         = "CCBot/2.0 (https://commoncrawl.org/faq/)"
-	uaFacebook      = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
-	uaSlurp         = "Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)"
-	uaClaudeBot     = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
-	uaPerplexityBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)"
-	// Amazon's page writes the comment's comma as a quoted-pair.
-	uaAmazonbot = `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_10_1) AppleWebKit/600.2.5 (KHTML\, like Gecko) Version/8.0.2 Safari/600.2.5 (Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot)`
-	uaApplebot  = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)"
-
-	uaChrome  = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
-	uaFirefox = "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
-	uaSafari  = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
-	uaIE11    = "Mozilla/5.0 (Windows NT 6.1; WOW64; Trident/7.0; SLCC2; .NET CLR 2.0.50727)"
-)
 
 const crawlerRobots = `
 User-agent: GPTBot
@@ -89,24 +70,24 @@ func TestChooseGroups(t *testing.T) {
 		ua   string
 		want []string // matched tokens, lower case
 	}{
-		{"GPTBot", uaGPTBot, []string{"gptbot"}},
-		{"Googlebot desktop", uaGooglebot, []string{"googlebot"}},
-		{"Googlebot smartphone", uaGooglebotMob, []string{"googlebot"}},
-		{"bingbot", uaBingbot, []string{"bingbot"}},
-		{"Bytespider", uaBytespider, []string{"bytespider"}},
-		{"CCBot", uaCCBot, []string{"ccbot"}},
-		{"facebookexternalhit", uaFacebook, []string{"facebookexternalhit"}},
-		{"Slurp", uaSlurp, []string{"slurp"}},
-		{"ClaudeBot", uaClaudeBot, []string{"claudebot"}},
-		{"PerplexityBot", uaPerplexityBot, []string{"perplexitybot"}},
-		{"Amazonbot", uaAmazonbot, []string{"amazonbot"}},
-		{"Applebot", uaApplebot, []string{"applebot"}},
+		{"GPTBot", testua.GPTBot, []string{"gptbot"}},
+		{"Googlebot desktop", testua.Googlebot, []string{"googlebot"}},
+		{"Googlebot smartphone", testua.GooglebotMob, []string{"googlebot"}},
+		{"bingbot", testua.Bingbot, []string{"bingbot"}},
+		{"Bytespider", testua.Bytespider, []string{"bytespider"}},
+		{"CCBot", testua.CCBot, []string{"ccbot"}},
+		{"facebookexternalhit", testua.Facebook, []string{"facebookexternalhit"}},
+		{"Slurp", testua.Slurp, []string{"slurp"}},
+		{"ClaudeBot", testua.ClaudeBot, []string{"claudebot"}},
+		{"PerplexityBot", testua.PerplexityBot, []string{"perplexitybot"}},
+		{"Amazonbot", testua.Amazonbot, []string{"amazonbot"}},
+		{"Applebot", testua.Applebot, []string{"applebot"}},
 		{"case-insensitive", "GPTBOT/1.0", []string{"gptbot"}},
-		{"Chrome", uaChrome, nil},
-		{"Firefox", uaFirefox, nil},
-		{"Safari", uaSafari, nil},
+		{"Chrome", testua.Chrome, nil},
+		{"Firefox", testua.Firefox, nil},
+		{"Safari", testua.Safari, nil},
 		// Never a substring inside a word.
-		{"LCC is not SLCC2", uaIE11, nil},
+		{"LCC is not SLCC2", testua.IE11, nil},
 		{"Code is not opencode", "opencode/0.3.1 (linux; x64)", nil},
 		{"Code is not Claude-Code", "Claude-Code/1.0.0 (+https://docs.anthropic.com/)", nil},
 		{"Code is not codebot", "Mozilla/5.0 (compatible; codebot/1.0; Unicode decode)", nil},
@@ -155,10 +136,10 @@ func TestConservativeRule(t *testing.T) {
 		target string
 		want   bool
 	}{
-		{uaGPTBot, "/a", false},
-		{uaGPTBot, "/b", true},
-		{uaGooglebot, "/a", true},
-		{uaGooglebot, "/b", false},
+		{testua.GPTBot, "/a", false},
+		{testua.GPTBot, "/b", true},
+		{testua.Googlebot, "/a", true},
+		{testua.Googlebot, "/b", false},
 		// Both names: held to both groups.
 		{"Mozilla/5.0 (compatible; Googlebot/2.1; GPTBot/1.2)", "/a", false},
 		{"Mozilla/5.0 (compatible; Googlebot/2.1; GPTBot/1.2)", "/b", false},
@@ -184,14 +165,14 @@ func TestGenericCandidates(t *testing.T) {
 		want    []string
 		generic bool
 	}{
-		{"own group wins over Mozilla", r, uaGPTBot, []string{"gptbot"}, false},
-		{"browser falls back to Mozilla", r, uaChrome, []string{"mozilla"}, true},
-		{"crawler with no group falls back", r, uaClaudeBot, []string{"mozilla"}, true},
-		{"no generic group", rules.Parse([]byte(crawlerRobots)), uaChrome, nil, false},
+		{"own group wins over Mozilla", r, testua.GPTBot, []string{"gptbot"}, false},
+		{"browser falls back to Mozilla", r, testua.Chrome, []string{"mozilla"}, true},
+		{"crawler with no group falls back", r, testua.ClaudeBot, []string{"mozilla"}, true},
+		{"no generic group", rules.Parse([]byte(crawlerRobots)), testua.Chrome, nil, false},
 		{
 			"several generic groups",
 			rules.Parse([]byte("User-agent: Safari\nDisallow: /s\n\nUser-agent: Chrome\nDisallow: /c\n")),
-			uaChrome, []string{"chrome", "safari"}, true,
+			testua.Chrome, []string{"chrome", "safari"}, true,
 		},
 	}
 	for _, tt := range tests {
@@ -220,23 +201,23 @@ func TestMaxGroups(t *testing.T) {
 }
 
 func TestChooseGroupsNil(t *testing.T) {
-	tok := Tokenize(uaGPTBot)
+	tok := Tokenize(testua.GPTBot)
 	if m := ChooseGroups(nil, &tok); m.Named() {
-		t.Errorf("ChooseGroups(nil, %q).Named() = true, want false", uaGPTBot)
+		t.Errorf("ChooseGroups(nil, %q).Named() = true, want false", testua.GPTBot)
 	}
 	if m := NewGroupIndex(nil).Choose(&tok); m.Named() {
-		t.Errorf("NewGroupIndex(nil).Choose(%q).Named() = true, want false", uaGPTBot)
+		t.Errorf("NewGroupIndex(nil).Choose(%q).Named() = true, want false", testua.GPTBot)
 	}
 	r := rules.Parse(nil)
 	if m := ChooseGroups(r, &tok); m.Named() {
-		t.Errorf("ChooseGroups(empty robots.txt, %q).Named() = true, want false", uaGPTBot)
+		t.Errorf("ChooseGroups(empty robots.txt, %q).Named() = true, want false", testua.GPTBot)
 	}
 }
 
 func TestChooseGroupsAllocs(t *testing.T) {
 	r := rules.Parse([]byte(crawlerRobots))
 	x := NewGroupIndex(r)
-	for _, ua := range []string{uaGooglebotMob, uaChrome, "GPTBOT/1.0"} {
+	for _, ua := range []string{testua.GooglebotMob, testua.Chrome, "GPTBOT/1.0"} {
 		tok := Tokenize(ua)
 		if n := testing.AllocsPerRun(100, func() { _ = ChooseGroups(r, &tok) }); n != 0 {
 			t.Errorf("ChooseGroups(%q) allocates %v times, want 0", ua, n)

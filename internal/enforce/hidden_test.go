@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"fmt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"testing"
 
@@ -128,7 +129,7 @@ func FuzzEveryWordNamesItsGroup(f *testing.F) {
 	}
 	f.Add(hiddenPrefixes(120)["words"], uint8(1), false, "(compatible; CCBot/2.0)")
 	f.Add(hiddenPrefixes(120)["plus"], uint8(2), true, "+Googlebot")
-	f.Add(uaChrome, uint8(3), true, uaFirefox)
+	f.Add(testua.Chrome, uint8(3), true, testua.Firefox)
 	f.Add("Mozilla/5.0 (Linux; Android 10; ((((", uint8(0), false, "))))")
 	f.Add(`Foo (a\`, uint8(0), true, "")
 	f.Fuzz(func(t *testing.T, prefix string, which uint8, versioned bool, suffix string) {

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ func TestWildcardAcceptance(t *testing.T) {
 		{"Prometheus", "Prometheus/2.51.0", false},
 		{"FooCrawler", "FooCrawler/1.0 (+https://foo.example/crawler)", true},
 		{"AhrefsBot", "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)", true},
-		{"CCBot", uaCCBot, true},
+		{"CCBot", testua.CCBot, true},
 	}
 	byDefault := NewDecider(Policy{}, nil)
 	automated := NewDecider(Policy{Wildcard: WildcardAutomated}, nil)
@@ -56,7 +57,7 @@ func TestWildcardAcceptance(t *testing.T) {
 	// Browsers pass under both.
 	for _, d := range []*Decider{byDefault, automated} {
 		var rd Readings
-		if dec := d.Decide(snap, Request{Target: "/api/v1/items", UserAgent: uaChrome}, &rd); !dec.Allowed || dec.Reason != ReasonNotAutomated {
+		if dec := d.Decide(snap, Request{Target: "/api/v1/items", UserAgent: testua.Chrome}, &rd); !dec.Allowed || dec.Reason != ReasonNotAutomated {
 			t.Errorf("Decide(Chrome, /api/v1/items) = allowed %v, %v; want allowed, not_automated", dec.Allowed, dec.Reason)
 		}
 	}

@@ -201,6 +201,17 @@ func (s *Snapshot) Version(hash string, t time.Time) *Snapshot {
 	return nil
 }
 
+// Groups returns the index of the groups of Robots, nil when there is no
+// file.
+func (s *Snapshot) Groups() *GroupIndex { return s.groups }
+
+// GoogleAllows reports whether Google's reading of group g of this
+// version allows target, whose canonical form is canonical (see
+// google.go).
+func (s *Snapshot) GoogleAllows(g *rules.Group, target string, canonical []byte) bool {
+	return googleAllows(s.groups, g, target, canonical)
+}
+
 // VersionName names the version s holds in records: its Hash for a file;
 // "unavailable" when there is none (no rules apply) and "unreachable" or
 // "disallow_all" when, for want of a file, everything is disallowed.

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
@@ -102,6 +103,57 @@ func Tokenize(ua string) (t Tokens) {
 	}
 	t.signs = sr.finish(&sc)
 	return t
+}
+
+// Candidates yields the candidate tokens of the header by which a group
+// may be chosen, in the order the choice considers them, each with its
+// key (see TokenKey): the non-generic ones, or with generic the generic
+// ones, each in header order, those past MaxCandidates read again from
+// the header. A header's generic words name a group only when no other
+// word does.
+func (t *Tokens) Candidates(generic bool) iter.Seq2[string, uint16] {
+	return func(yield func(string, uint16) bool) {
+		if !generic {
+			for j := range int(t.named) {
+				if c := &t.cands[j]; !yield(t.tok(c), c.hash) {
+					return
+				}
+			}
+		} else {
+			for j := MaxCandidates - 1; j >= MaxCandidates-int(t.generic); j-- {
+				if c := &t.cands[j]; !yield(t.tok(c), c.hash) {
+					return
+				}
+			}
+		}
+		if t.tail == 0 {
+			return
+		}
+		sc, _ := t.rest()
+		for sc.nextPiece() {
+			run := sc.prun - sc.pstart
+			if run == 0 {
+				continue
+			}
+			tok := t.header[sc.pstart:sc.prun]
+			head := foldHead(tok)
+			hash := tokenHash(head, run)
+			if isGeneric(tok, head, hash) != generic {
+				continue
+			}
+			if !yield(tok, uint16(hash>>48)) {
+				return
+			}
+		}
+	}
+}
+
+// TokenKey returns the key of a product token that Candidates yields with
+// a candidate of the same token, whatever its case: a filter of the
+// tokens a robots.txt names, keyed by it, tells most candidates that name
+// no group without a lookup.
+func TokenKey(tok string) uint16 {
+	return uint16(tokenHash(foldHead(tok), len(tok)) >> 48)
 }
 
 // add keeps the candidate header[start:start+run], unless it is a duplicate
