@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 func init() {
@@ -137,7 +138,7 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error 
 		return err
 	}
 	if opt == "max_hosts" && h.MaxHosts == 0 {
-		return d.Errf("max_hosts 0: want at least 1 (leave it out for the default, %d)", enforce.DefaultMaxHosts)
+		return d.Errf("max_hosts 0: want at least 1 (leave it out for the default, %d)", robotstxt.DefaultMaxHosts)
 	}
 	if err := h.checkOption(opt); err != nil {
 		return d.Errf("%v", err)

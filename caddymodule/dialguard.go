@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // RFC 9309 §2.3.1.2 has crawlers follow a robots.txt redirect to another
@@ -196,13 +196,13 @@ func urlPolicy(rawURL string) *dialPolicy {
 // the URL a fetch starts from is the operator's choice, and goes wherever
 // it points.
 type guardedFetcher struct {
-	enforce.Fetcher
+	robotstxt.Fetcher
 	policy *dialPolicy
 }
 
-// Fetch implements enforce.Fetcher.
-func (f guardedFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
-	if rawURL != enforce.FetchOrigin(ctx) {
+// Fetch implements robotstxt.Fetcher.
+func (f guardedFetcher) Fetch(ctx context.Context, rawURL string, limit int) (robotstxt.Response, error) {
+	if rawURL != robotstxt.FetchOrigin(ctx) {
 		ctx = withDialPolicy(ctx, f.policy)
 	}
 	return f.Fetcher.Fetch(ctx, rawURL, limit)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
@@ -19,7 +19,7 @@ type stateGauges struct {
 	hosts, oldest, listAge *prometheus.Desc
 
 	mu        sync.Mutex
-	stores    map[*enforce.Store]int // the handlers using each
+	stores    map[*robotstxt.Store]int // the handlers using each
 	verifiers map[*verify.Verifier]int
 }
 
@@ -32,7 +32,7 @@ func newStateGauges() *stateGauges {
 			"Age of the oldest robots.txt copy in force, in seconds (refreshed within a day unless unreachable).", nil, nil),
 		listAge: prometheus.NewDesc("caddy_robots_enforce_ip_ranges_age_seconds",
 			"Age of each published IP range list in use for crawler verification, in seconds.", []string{"list"}, nil),
-		stores:    make(map[*enforce.Store]int),
+		stores:    make(map[*robotstxt.Store]int),
 		verifiers: make(map[*verify.Verifier]int),
 	}
 }
@@ -73,13 +73,13 @@ func (g *stateGauges) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (g *stateGauges) addStore(s *enforce.Store) {
+func (g *stateGauges) addStore(s *robotstxt.Store) {
 	g.mu.Lock()
 	g.stores[s]++
 	g.mu.Unlock()
 }
 
-func (g *stateGauges) removeStore(s *enforce.Store) {
+func (g *stateGauges) removeStore(s *robotstxt.Store) {
 	g.mu.Lock()
 	if g.stores[s]--; g.stores[s] <= 0 {
 		delete(g.stores, s)

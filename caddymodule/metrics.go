@@ -9,7 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
@@ -124,20 +126,20 @@ func (m *metrics) registerIn(reg *prometheus.Registry) error {
 func (m *metrics) series(allowed bool, reason enforce.Reason, token, mode string) prometheus.Counter {
 	// Catalogued tokens only: a robots.txt may name thousands of tokens,
 	// and a client may cycle through them, but the catalogue is fixed.
-	agent := "_other"
-	if reason == enforce.ReasonNamedGroup && enforce.LookupCrawler(token) != enforce.CategoryNone {
-		agent = strings.ToLower(token)
+	label := "_other"
+	if reason == enforce.ReasonNamedGroup && agent.LookupCrawler(token) != agent.CategoryNone {
+		label = strings.ToLower(token)
 	}
-	return m.decisions.WithLabelValues(enforce.VerdictName(allowed), mode, agent)
+	return m.decisions.WithLabelValues(enforce.VerdictName(allowed), mode, label)
 }
 
 // countingFetcher counts the requests of the Fetcher it wraps.
 type countingFetcher struct {
-	enforce.Fetcher
+	robotstxt.Fetcher
 	m *metrics
 }
 
-func (f countingFetcher) Fetch(ctx context.Context, url string, limit int) (enforce.Response, error) {
+func (f countingFetcher) Fetch(ctx context.Context, url string, limit int) (robotstxt.Response, error) {
 	resp, err := f.Fetcher.Fetch(ctx, url, limit)
 	f.m.countFetch(resp.StatusCode, err)
 	return resp, err

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 const (
@@ -171,7 +172,7 @@ func TestMetricsAgentLabel(t *testing.T) {
 // holds the User-Agent header, only a token the robots.txt names, lower-cased
 // however the client spells it, or "_other".
 func TestMetricsAgentLabelFromDecider(t *testing.T) {
-	src, err := enforce.NewInlineSource(enforce.InlineConfig{
+	src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{
 		Body: "User-agent: GPTBot\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n",
 	})
 	if err != nil {
@@ -227,11 +228,11 @@ func TestCountingFetcher(t *testing.T) {
 	errNetwork := errors.New("connection refused")
 	statuses := []int{200, 204, 301, 308, 404, 410, 429, 500, 503, -1}
 	for _, status := range statuses {
-		f := countingFetcher{enforce.FetcherFunc(func(ctx context.Context, url string, limit int) (enforce.Response, error) {
+		f := countingFetcher{robotstxt.FetcherFunc(func(ctx context.Context, url string, limit int) (robotstxt.Response, error) {
 			if status < 0 {
-				return enforce.Response{}, fmt.Errorf("fetching %s: %w", url, errNetwork)
+				return robotstxt.Response{}, fmt.Errorf("fetching %s: %w", url, errNetwork)
 			}
-			return enforce.Response{StatusCode: status, Body: []byte("body")}, nil
+			return robotstxt.Response{StatusCode: status, Body: []byte("body")}, nil
 		}), m}
 		resp, err := f.Fetch(context.Background(), "https://example.com/robots.txt", 10)
 		if status < 0 {

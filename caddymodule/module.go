@@ -22,7 +22,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 func init() {
@@ -266,7 +268,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Source.Kind == "" {
 		h.Source.Kind = "upstream"
 	}
-	wildcard, err := enforce.ParseWildcardPolicy(cmp.Or(h.Wildcard, "crawlers"))
+	wildcard, err := agent.ParseWildcardPolicy(cmp.Or(h.Wildcard, "crawlers"))
 	if err != nil {
 		return err
 	}
@@ -284,16 +286,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	case "file", "inline":
 		h.fixed = h.Source.Kind
 	case "url":
-		h.fixed = enforce.URLHost(h.Source.URL)
+		h.fixed = robotstxt.URLHost(h.Source.URL)
 	}
-	h.sites = newSiteCache(cmp.Or(h.MaxHosts, enforce.DefaultMaxHosts), h.retired)
+	h.sites = newSiteCache(cmp.Or(h.MaxHosts, robotstxt.DefaultMaxHosts), h.retired)
 	storage := storageOf(ctx)
 	if h.state, err = h.loadState(storage); err != nil {
 		return err
 	}
 	if up := h.state.upstream; up != nil {
 		m := h.metrics
-		h.sites.fetcherFor = func(sr *siteRoute) enforce.Fetcher { return countingFetcher{siteFetcher{up, sr}, m} }
+		h.sites.fetcherFor = func(sr *siteRoute) robotstxt.Fetcher { return countingFetcher{siteFetcher{up, sr}, m} }
 	}
 	if h.state.store != nil {
 		h.metrics.gauges.addStore(h.state.store)
@@ -327,33 +329,33 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) buildSource(st *sharedState) error {
 	switch h.Source.Kind {
 	case "file":
-		src, err := enforce.NewFileSource(enforce.FileConfig{Path: h.Source.Path, MaxSize: int(h.MaxSize)})
+		src, err := robotstxt.NewFileSource(robotstxt.FileConfig{Path: h.Source.Path, MaxSize: int(h.MaxSize)})
 		if err != nil {
 			return fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
 		}
 		st.source = src
 		return nil
 	case "inline":
-		src, err := enforce.NewInlineSource(enforce.InlineConfig{Body: h.Source.Text, MaxSize: int(h.MaxSize)})
+		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: h.Source.Text, MaxSize: int(h.MaxSize)})
 		if err != nil {
 			return fmt.Errorf("robots.txt source inline: %w", err)
 		}
 		st.source = src
 		return nil
 	}
-	cfg := enforce.StoreConfig{
+	cfg := robotstxt.StoreConfig{
 		OnChange:     st.logRobotsChange,
 		MaxSize:      int(h.MaxSize),
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),
 		MaxHosts:     h.MaxHosts,
-		Unreachable:  enforce.UnreachableDisallow,
+		Unreachable:  robotstxt.UnreachableDisallow,
 	}
 	if h.NewHosts != nil {
 		cfg.NewHosts, cfg.NewHostsPer = h.NewHosts.Count, time.Duration(h.NewHosts.Per)
 	}
 	if h.Unreachable == "allow" {
-		cfg.Unreachable = enforce.UnreachableAllow
+		cfg.Unreachable = robotstxt.UnreachableAllow
 	}
 	if st.persist != nil {
 		cfg.OnVersion = st.persist.keepBody
@@ -361,7 +363,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 	st.transport = http.DefaultTransport.(*http.Transport).Clone()
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	st.transport.DialContext = (&dialGuard{dial: dialer.DialContext, resolver: net.DefaultResolver}).DialContext
-	external := &enforce.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: enforce.FetchUserAgent}
+	external := &robotstxt.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: robotstxt.FetchUserAgent}
 	if h.Source.Kind == "url" {
 		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
 		cfg.KeepBody = true // served to crawlers (serve_robots), one site's worth
@@ -373,7 +375,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 		cfg.Fetcher = st.upstream
 	}
 	cfg.Fetcher = countingFetcher{cfg.Fetcher, h.metrics}
-	store, err := enforce.NewStore(cfg)
+	store, err := robotstxt.NewStore(cfg)
 	if err != nil {
 		return fmt.Errorf("robots.txt store: %w", err)
 	}

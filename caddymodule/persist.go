@@ -16,12 +16,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // What the handler knows of each site's robots.txt, and who was served
 // which version, outlives a restart: it is saved in Caddy's storage (the
 // data directory, or the storage module configured), as one JSON document
-// per state (see enforce.SavedState) and the robots.txt bodies it names.
+// per state (see savedState) and the robots.txt bodies it names.
 // Keys are under robots_enforce/<instance>/<state>/, so that instances
 // sharing a storage do not overwrite each other.
 const (
@@ -37,6 +38,23 @@ const (
 	// saveTimeout bounds one save or load against a slow storage.
 	saveTimeout = 30 * time.Second
 )
+
+// savedFormat is the version of the savedState layout. A state of another
+// format is not restored: the handler starts empty, as on a first start.
+const savedFormat = 1
+
+// savedState is the document a sharedState is saved as: each part's own
+// saved form (robotstxt.Store.Save, enforce.Served.Save,
+// enforce.Violators.Save). It holds no robots.txt bodies: a version names
+// its body by SHA-256, and the bodies are kept beside the document. Its
+// size is bounded by the bounds of the store and the tables.
+type savedState struct {
+	Format    int                        `json:"format"`
+	SavedAt   time.Time                  `json:"saved_at"`
+	Sites     []robotstxt.SavedSite      `json:"sites,omitempty"`
+	Served    []enforce.SavedServed      `json:"served,omitempty"`
+	Escalated []enforce.EscalatedCrawler `json:"escalated,omitempty"`
+}
 
 // persister saves and restores a sharedState.
 type persister struct {
@@ -65,7 +83,7 @@ func newPersister(storage certmagic.Storage, stateName string, log func() *zap.L
 func (p *persister) stateKey() string          { return p.prefix + "state.json" }
 func (p *persister) bodyKey(sum string) string { return p.prefix + "bodies/" + sum }
 
-// keepBody saves a new version's body (enforce.StoreConfig.OnVersion).
+// keepBody saves a new version's body (robotstxt.StoreConfig.OnVersion).
 func (p *persister) keepBody(sum string, body []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
 	defer cancel()
@@ -108,19 +126,19 @@ func (p *persister) restore(st *sharedState) {
 }
 
 // decodeState reads a saved document.
-func decodeState(b []byte, err error) (*enforce.SavedState, error) {
+func decodeState(b []byte, err error) (*savedState, error) {
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > maxSavedState {
 		return nil, fmt.Errorf("%d octets, more than the %d a state can take", len(b), maxSavedState)
 	}
-	var saved enforce.SavedState
+	var saved savedState
 	if err := json.Unmarshal(b, &saved); err != nil {
 		return nil, fmt.Errorf("not a saved state: %w", err)
 	}
-	if saved.Format != enforce.SavedFormat {
-		return nil, fmt.Errorf("format %d, want %d", saved.Format, enforce.SavedFormat)
+	if saved.Format != savedFormat {
+		return nil, fmt.Errorf("format %d, want %d", saved.Format, savedFormat)
 	}
 	return &saved, nil
 }
@@ -178,7 +196,7 @@ func (p *persister) save(st *sharedState) {
 		return
 	}
 	now := time.Now()
-	saved := enforce.SavedState{Format: enforce.SavedFormat, SavedAt: now, Served: st.served.Save(), Escalated: st.violators.Save(now)}
+	saved := savedState{Format: savedFormat, SavedAt: now, Served: st.served.Save(), Escalated: st.violators.Save(now)}
 	if st.store != nil {
 		saved.Sites = st.store.Save()
 	}
@@ -200,7 +218,7 @@ func (p *persister) save(st *sharedState) {
 // pruneBodies deletes the bodies of versions no site has any more, that
 // were stored before the state was taken (a body stored since may be of a
 // version being published).
-func (p *persister) pruneBodies(ctx context.Context, sites []enforce.SavedSite, before time.Time) {
+func (p *persister) pruneBodies(ctx context.Context, sites []robotstxt.SavedSite, before time.Time) {
 	keys, err := p.storage.List(ctx, p.prefix+"bodies", false)
 	if err != nil {
 		return // none yet, or a storage that cannot list: nothing to prune

@@ -3,9 +3,8 @@ package caddymodule
 import (
 	"strings"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"go.uber.org/zap"
-
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // robotsTxtLogger names the logger of what the handler learns about
@@ -16,10 +15,10 @@ import (
 const robotsTxtLogger = "robots_txt"
 
 // logRobotsChange logs what the Store says is new about a site's
-// robots.txt (enforce.StoreConfig.OnChange): a warning while it cannot be
+// robots.txt (robotstxt.StoreConfig.OnChange): a warning while it cannot be
 // fetched, since crawlers are then held to the last copy or, with none,
 // to complete disallow; otherwise the file now in force.
-func (s *sharedState) logRobotsChange(key string, old, snap *enforce.Snapshot) {
+func (s *sharedState) logRobotsChange(key string, old, snap *robotstxt.Snapshot) {
 	fields := []zap.Field{
 		zap.String("site", key),
 		zap.String("host", hostOfOrigin(key)),

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -19,7 +20,7 @@ import (
 // and notes which version the client was served, whole, for the
 // compliance of its later requests (enforce.Judgement.NoteServed). With
 // the upstream source, a version other than the one in force is a hint
-// that the file changed (enforce.Store.Hint): the handler fetches it again
+// that the file changed (robotstxt.Store.Hint): the handler fetches it again
 // with its own request, so that a crawler that has just read a new file
 // meets that file here, not the copy fetched before the change. The
 // client gets exactly what it would get without the handler; its body is
@@ -32,7 +33,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 		return next.ServeHTTP(w, r)
 	}
 	tee := &hashingWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		sum: enforce.NewVersionHasher(cmp.Or(int(h.MaxSize), rules.DefaultMaxSize) + 1)}
+		sum: robotstxt.NewVersionHasher(cmp.Or(int(h.MaxSize), rules.DefaultMaxSize) + 1)}
 	err := next.ServeHTTP(tee, r)
 	version := tee.version()
 	if err != nil || version == "" || !tee.whole(r) {
@@ -41,7 +42,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 	site := jd.Request().Site
 	tokens, credited := jd.NoteServed(version, time.Now())
 	h.recordServed(jd, tokens, credited, version, tee.status)
-	if h.state.store != nil && h.Source.Kind == "upstream" && version != enforce.VersionUnavailable && site != "" {
+	if h.state.store != nil && h.Source.Kind == "upstream" && version != robotstxt.VersionUnavailable && site != "" {
 		h.state.store.Hint(site, version)
 	}
 	return nil
@@ -68,12 +69,12 @@ func plainRobotsRequest(r *http.Request) bool {
 // hashingWriter passes a response on to the client and hashes the first
 // octets of its body, as many as a fetch reads, so that the version the
 // client was served is named as the Store names the versions it fetches
-// (enforce.VersionHash).
+// (robotstxt.VersionHash).
 type hashingWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	status  int
 	encoded bool // the site sent the body with a Content-Encoding: not the file's octets
-	sum     *enforce.VersionHasher
+	sum     *robotstxt.VersionHasher
 	// length is the Content-Length the response announced, -1 for none;
 	// written counts the octets the client's connection took, and failed
 	// says a write was refused.
@@ -130,14 +131,14 @@ func (w *hashingWriter) ReadFrom(r io.Reader) (int64, error) {
 type writerOnly struct{ io.Writer }
 
 // version names what the client was served: the version of a whole 200,
-// enforce.VersionUnavailable for a 4xx other than 429, "" for anything else (an
+// robotstxt.VersionUnavailable for a 4xx other than 429, "" for anything else (an
 // encoded body, a redirect, a server error).
 func (w *hashingWriter) version() string {
 	switch {
 	case w.status == http.StatusOK && !w.encoded:
 		return w.sum.Name()
 	case w.status >= 400 && w.status <= 499 && w.status != http.StatusTooManyRequests:
-		return enforce.VersionUnavailable
+		return robotstxt.VersionUnavailable
 	}
 	return ""
 }

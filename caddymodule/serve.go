@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
@@ -71,7 +72,7 @@ func (h *Handler) judgeRequest(r *http.Request, ua string, next caddyhttp.Handle
 // handler's own request for a site's robots.txt, sent through the rest of
 // the route.
 func isInternalFetch(r *http.Request, ua string) bool {
-	return ua == enforce.FetchUserAgent && r.Context().Value(internalKey{}) != nil
+	return ua == robotstxt.FetchUserAgent && r.Context().Value(internalKey{}) != nil
 }
 
 // warnRewritten says, once per handler, that a handler before this one

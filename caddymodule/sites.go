@@ -11,8 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/maypok86/otter/v2"
-
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // siteRoute is what the upstream source needs to fetch a site's
@@ -21,10 +20,10 @@ import (
 // this one set for the site's first request (root, above all), which the
 // rest of the route needs to answer as it answers clients ("root * /srv/{host}"
 // is expanded per host by the vars handler). The Store keeps it with the
-// site's entry (enforce.Store.SnapshotWith), so that it lives exactly as
+// site's entry (robotstxt.Store.SnapshotWith), so that it lives exactly as
 // long as the site is tracked, and the site is never fetched without it.
 type siteRoute struct {
-	key    string   // the site's Store key, an origin (enforce.SiteKey)
+	key    string   // the site's Store key, an origin (robotstxt.SiteKey)
 	host   siteHost // the Host header it was built for
 	next   caddyhttp.Handler
 	server *caddyhttp.Server
@@ -39,7 +38,7 @@ type siteRoute struct {
 	// fetcher fetches the site's robots.txt through the route (a
 	// siteFetcher, counted), for the Store to keep; nil for sources that
 	// fetch none through the route.
-	fetcher enforce.Fetcher
+	fetcher robotstxt.Fetcher
 	// retired is the handler's: set when its configuration is replaced,
 	// after which its route must not be used (a new handler gives the
 	// site its own route with the site's next request).
@@ -49,8 +48,8 @@ type siteRoute struct {
 }
 
 // maxCachedHost is the longest Host header whose site a handler caches;
-// longer ones name no site (enforce.MaxHostNameLength, with a port).
-const maxCachedHost = enforce.MaxHostNameLength + 7
+// longer ones name no site (robotstxt.MaxHostNameLength, with a port).
+const maxCachedHost = robotstxt.MaxHostNameLength + 7
 
 // siteCache maps, for one handler, the Host headers it sees (by scheme)
 // to their sites: the canonical key costs a parse and may allocate, and
@@ -79,7 +78,7 @@ type siteCache struct {
 	retired *atomic.Bool
 	// fetcherFor makes the fetcher a new site's robots.txt is fetched
 	// through (upstream source); nil for a source that fetches none.
-	fetcherFor func(*siteRoute) enforce.Fetcher
+	fetcherFor func(*siteRoute) robotstxt.Fetcher
 }
 
 // frontSlots is the number of siteCache.front's slots, a power of two.
@@ -102,8 +101,8 @@ func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 		hosts: otter.Must(&otter.Options[siteHost, *siteRoute]{
 			MaximumSize: max,
 			// The sketch counts uses from the first request; a larger
-			// cache grows it once half full (see enforce.DefaultMaxHosts).
-			InitialCapacity: min(max, enforce.DefaultMaxHosts),
+			// cache grows it once half full (see robotstxt.DefaultMaxHosts).
+			InitialCapacity: min(max, robotstxt.DefaultMaxHosts),
 			// Maintenance runs on the goroutine that reads or writes: the
 			// cache starts no goroutine, and a handler's goes with it.
 			Executor: func(fn func()) { fn() },
@@ -112,7 +111,7 @@ func newSiteCache(max int, retired *atomic.Bool) *siteCache {
 }
 
 // site returns the site r is for, and false when its Host names none (see
-// enforce.SiteKey). next is the handler after this one; a site seen for
+// robotstxt.SiteKey). next is the handler after this one; a site seen for
 // the first time keeps it with a copy of r's variables. Later requests
 // cost one lookup and no allocation.
 func (c *siteCache) site(r *http.Request, next caddyhttp.Handler) (*siteRoute, bool) {
@@ -191,7 +190,7 @@ func (c *siteCache) used(sr *siteRoute) {
 // at local: its origin, with the scheme the site is served on (RFC 9309
 // §2.3: the file applies to its scheme, host and port), the Host canonical
 // and its port kept only when it is the listener's own (see
-// enforce.SiteKey).
+// robotstxt.SiteKey).
 func siteKey(r *http.Request, local netip.AddrPort) (string, bool) {
 	scheme := "http"
 	if r.TLS != nil {
@@ -201,7 +200,7 @@ func siteKey(r *http.Request, local netip.AddrPort) (string, bool) {
 	if local.IsValid() {
 		port = strconv.Itoa(int(local.Port()))
 	}
-	return enforce.SiteKey(scheme, r.Host, port)
+	return robotstxt.SiteKey(scheme, r.Host, port)
 }
 
 // localAddr returns the address of the listener r came to, if known.

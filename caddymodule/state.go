@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // states holds the state of the handlers that must outlive a config
@@ -28,8 +29,8 @@ var states = caddy.NewUsagePool()
 
 // sharedState is the part of a handler that outlives config reloads.
 type sharedState struct {
-	source    enforce.Source
-	store     *enforce.Store     // source, when it is a Store (upstream and url sources)
+	source    robotstxt.Source
+	store     *robotstxt.Store   // source, when it is a Store (upstream and url sources)
 	upstream  *upstreamFetcher   // the upstream source's fetcher, bound to each site's route by siteFetcher
 	served    *enforce.Served    // who was served which robots.txt
 	violators *enforce.Violators // the crawlers escalated for a violation
@@ -127,7 +128,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	// A reload finds its predecessor's file source: it reads the file now,
 	// so that an operator who edited it and reloaded has it in force at
 	// once, not when the source's next look comes due.
-	if fs, ok := st.source.(*enforce.FileSource); ok && loaded {
+	if fs, ok := st.source.(*robotstxt.FileSource); ok && loaded {
 		if err := fs.Recheck(); err != nil {
 			states.Delete(key) // this handler's use, which Cleanup will not see
 			return nil, fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)

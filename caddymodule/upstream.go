@@ -13,7 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // upstreamFetcher fetches a site's own robots.txt through the rest of the
@@ -22,11 +22,11 @@ import (
 // file_server, or before respond. A redirect to another site goes over the
 // network instead (RFC 9309 §2.3.1.2 follows redirects across hosts). Each
 // site fetches through a siteFetcher bound to its route, which the Store
-// keeps with the site (enforce.Store.SnapshotWith): the site's own, given
+// keeps with the site (robotstxt.Store.SnapshotWith): the site's own, given
 // by the newest handler that served it. As the Store's own Fetcher, for a
 // fetch without a route, it refuses.
 type upstreamFetcher struct {
-	external enforce.Fetcher
+	external robotstxt.Fetcher
 	logger   func() *zap.Logger
 }
 
@@ -37,11 +37,11 @@ type internalKey struct{}
 // that was replaced: the site's next request brings the new one.
 var errRouteRetired = errors.New("the route of a replaced configuration; waiting for the new one")
 
-// Fetch implements enforce.Fetcher for a fetch without a route: never
+// Fetch implements robotstxt.Fetcher for a fetch without a route: never
 // fetched blind, since without the route's variables file_server would
 // answer 404, which reads as "no rules".
-func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
-	return enforce.Response{}, errors.New("internal robots.txt request: no route for the site")
+func (f *upstreamFetcher) Fetch(ctx context.Context, rawURL string, limit int) (robotstxt.Response, error) {
+	return robotstxt.Response{}, errors.New("internal robots.txt request: no route for the site")
 }
 
 // siteFetcher fetches one site's robots.txt through its route.
@@ -50,10 +50,10 @@ type siteFetcher struct {
 	sr *siteRoute
 }
 
-// Fetch implements enforce.Fetcher.
-func (f siteFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enforce.Response, error) {
+// Fetch implements robotstxt.Fetcher.
+func (f siteFetcher) Fetch(ctx context.Context, rawURL string, limit int) (robotstxt.Response, error) {
 	sr := f.sr
-	if origin := enforce.FetchOrigin(ctx); origin != "" && !strings.EqualFold(enforce.URLHost(origin), enforce.URLHost(rawURL)) {
+	if origin := robotstxt.FetchOrigin(ctx); origin != "" && !strings.EqualFold(robotstxt.URLHost(origin), robotstxt.URLHost(rawURL)) {
 		// A redirect to another host: over the network, where the site
 		// itself is (see dialPolicy).
 		p := &dialPolicy{site: sr.local}
@@ -63,7 +63,7 @@ func (f siteFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enfor
 		return f.up.external.Fetch(withDialPolicy(ctx, p), rawURL, limit)
 	}
 	if sr.retired.Load() {
-		return enforce.Response{}, errRouteRetired
+		return robotstxt.Response{}, errRouteRetired
 	}
 	return f.up.serveInternal(ctx, sr, rawURL, limit)
 }
@@ -75,17 +75,17 @@ func (f siteFetcher) Fetch(ctx context.Context, rawURL string, limit int) (enfor
 // and this does the same for the handler's own, so that no origin can end
 // the process. A body cut off at the limit is a robots.txt read up to it
 // (RFC 9309 §2.5); any other abort, an unreachable file (§2.3.1.4).
-func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawURL string, limit int) (resp enforce.Response, err error) {
+func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawURL string, limit int) (resp robotstxt.Response, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return enforce.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
+		return robotstxt.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
 	}
 	req, err := http.NewRequestWithContext(context.WithValue(ctx, internalKey{}, true), http.MethodGet, rawURL, nil)
 	if err != nil {
-		return enforce.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
+		return robotstxt.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
 	}
 	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
-	req.Header.Set("User-Agent", enforce.FetchUserAgent)
+	req.Header.Set("User-Agent", robotstxt.FetchUserAgent)
 	rec := &capturingWriter{ctx: ctx, header: make(http.Header), boundedBody: boundedBody{limit: limit}}
 	repl := caddy.NewReplacer()
 	req = caddyhttp.PrepareRequest(req, repl, rec, sr.server)
@@ -117,7 +117,7 @@ func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawU
 		if ctx.Err() != nil {
 			cause = ctx.Err() // a timeout or a reload, more telling than the abort
 		}
-		resp, err = enforce.Response{}, fmt.Errorf("internal robots.txt request for %s aborted: %v", rawURL, cause)
+		resp, err = robotstxt.Response{}, fmt.Errorf("internal robots.txt request for %s aborted: %v", rawURL, cause)
 	}()
 	if err := sr.next.ServeHTTP(rec, req); err != nil {
 		if rec.truncated {
@@ -128,15 +128,15 @@ func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawU
 		// internal requests.
 		var he caddyhttp.HandlerError
 		if errors.As(err, &he) && he.StatusCode != 0 {
-			return enforce.Response{StatusCode: he.StatusCode, Header: rec.header}, nil
+			return robotstxt.Response{StatusCode: he.StatusCode, Header: rec.header}, nil
 		}
 		if ctx.Err() != nil {
-			return enforce.Response{}, ctx.Err()
+			return robotstxt.Response{}, ctx.Err()
 		}
-		return enforce.Response{StatusCode: http.StatusInternalServerError, Header: rec.header}, nil
+		return robotstxt.Response{StatusCode: http.StatusInternalServerError, Header: rec.header}, nil
 	}
 	if ctx.Err() != nil && !rec.truncated {
-		return enforce.Response{}, fmt.Errorf("internal robots.txt request for %s: %w", rawURL, ctx.Err())
+		return robotstxt.Response{}, fmt.Errorf("internal robots.txt request for %s: %w", rawURL, ctx.Err())
 	}
 	return rec.response(), nil
 }
@@ -157,9 +157,9 @@ type capturingWriter struct {
 var errBodyLimit = errors.New("robots.txt body past the size limit")
 
 // response returns what was recorded.
-func (w *capturingWriter) response() enforce.Response {
+func (w *capturingWriter) response() robotstxt.Response {
 	status := cmp.Or(w.status, http.StatusOK)
-	return enforce.Response{StatusCode: status, Header: w.header, Body: w.body, Truncated: w.truncated}
+	return robotstxt.Response{StatusCode: status, Header: w.header, Body: w.body, Truncated: w.truncated}
 }
 
 func (w *capturingWriter) Header() http.Header { return w.header }

@@ -16,7 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // unitExternal is a fake network fetcher: it records the URLs it is asked
@@ -26,11 +26,11 @@ type unitExternal struct {
 	urls []string
 }
 
-func (e *unitExternal) Fetch(ctx context.Context, url string, limit int) (enforce.Response, error) {
+func (e *unitExternal) Fetch(ctx context.Context, url string, limit int) (robotstxt.Response, error) {
 	e.mu.Lock()
 	e.urls = append(e.urls, url)
 	e.mu.Unlock()
-	return enforce.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: []byte("User-agent: *\nDisallow: /external/\n")}, nil
+	return robotstxt.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: []byte("User-agent: *\nDisallow: /external/\n")}, nil
 }
 
 func (e *unitExternal) fetched() []string {
@@ -61,7 +61,7 @@ func unitSite(t *testing.T, next caddyhttp.Handler, r *http.Request) *siteRoute 
 }
 
 // unitFetch fetches url as a Store's fetch of sr's site does.
-func unitFetch(ctx context.Context, f *upstreamFetcher, sr *siteRoute, url string, limit int) (enforce.Response, error) {
+func unitFetch(ctx context.Context, f *upstreamFetcher, sr *siteRoute, url string, limit int) (robotstxt.Response, error) {
 	return siteFetcher{f, sr}.Fetch(ctx, url, limit)
 }
 
@@ -95,7 +95,7 @@ func TestUpstreamFetchRequest(t *testing.T) {
 			{"Host", r.Host, "example.com"},
 			{"RequestURI", r.RequestURI, "/robots.txt"},
 			{"URL.Path", r.URL.Path, "/robots.txt"},
-			{"User-Agent", r.Header.Get("User-Agent"), enforce.FetchUserAgent},
+			{"User-Agent", r.Header.Get("User-Agent"), robotstxt.FetchUserAgent},
 			{"RemoteAddr", r.RemoteAddr, "127.0.0.1:0"},
 		} {
 			if c.got != c.want {
@@ -258,8 +258,8 @@ func (s *unitRedirectingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-// TestUpstreamFetchRedirects runs the fetcher under an enforce.Store, which
-// follows redirects and tells the fetcher, by enforce.FetchOrigin, where the
+// TestUpstreamFetchRedirects runs the fetcher under an robotstxt.Store, which
+// follows redirects and tells the fetcher, by robotstxt.FetchOrigin, where the
 // access started: the only way to give a fetch an origin. A redirect within
 // the site stays on the route; one to another host goes over the network
 // (RFC 9309 §2.3.1.2).
@@ -308,7 +308,7 @@ func TestUpstreamFetchRedirects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			site := &unitRedirectingSite{location: tt.location}
 			f, ext, sr := unitUpstream(t, site)
-			store, err := enforce.NewStore(enforce.StoreConfig{Fetcher: f})
+			store, err := robotstxt.NewStore(robotstxt.StoreConfig{Fetcher: f})
 			if err != nil {
 				t.Fatal(err)
 			}

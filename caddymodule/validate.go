@@ -7,7 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -37,15 +39,15 @@ var fieldChecks = []fieldCheck{
 		if h.Wildcard == "" {
 			return nil
 		}
-		_, err := enforce.ParseWildcardPolicy(h.Wildcard)
+		_, err := agent.ParseWildcardPolicy(h.Wildcard)
 		return err
 	}},
 	{"unreachable", func(h *Handler) error {
 		return oneOf("unreachable", h.Unreachable, "deny", "allow")
 	}},
 	{"refresh", func(h *Handler) error {
-		if r := time.Duration(h.Refresh); r != 0 && (r < enforce.DefaultMinRefresh || r > enforce.MaxRefresh) {
-			return fmt.Errorf("refresh %v: want between %v and %v (RFC 9309 §2.4)", r, enforce.DefaultMinRefresh, enforce.MaxRefresh)
+		if r := time.Duration(h.Refresh); r != 0 && (r < robotstxt.DefaultMinRefresh || r > robotstxt.MaxRefresh) {
+			return fmt.Errorf("refresh %v: want between %v and %v (RFC 9309 §2.4)", r, robotstxt.DefaultMinRefresh, robotstxt.MaxRefresh)
 		}
 		return nil
 	}},

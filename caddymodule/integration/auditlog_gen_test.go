@@ -160,7 +160,7 @@ func TestAuditLogGenerate(t *testing.T) {
 		if i == len(auditLogPhases)-1 {
 			auditLogWrite(t, "blog/robots.txt", auditLogBlogV2)
 			// The file source looks at the file at most every
-			// enforce.DefaultCheckInterval; the first request after it
+			// robotstxt.DefaultCheckInterval; the first request after it
 			// reads the change.
 			time.Sleep(5500 * time.Millisecond)
 			auditLogGet(t, client, www, blog, auditLogStep{"blog.example.com", auditLogChrome, "/posts/hello.html"})

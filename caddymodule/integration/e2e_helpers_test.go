@@ -19,13 +19,13 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 
 	// The handlers the test configurations put around robots_enforce.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	// The handler under test, registered as a Caddy module as a build of
 	// Caddy with this module registers it.
 	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // The end-to-end tests run a real Caddy in this process, loaded with
@@ -45,7 +45,7 @@ const (
 	e2eCurl    = "curl/8.5.0"
 	// e2eCrawler is a crawler no group names: the "*" group binds it.
 	e2eCrawler  = "ExampleCrawler/1.0 (+https://crawler.example/about)"
-	e2eInternal = enforce.FetchUserAgent
+	e2eInternal = robotstxt.FetchUserAgent
 )
 
 // e2eGlobal is the global options block of every test configuration: no

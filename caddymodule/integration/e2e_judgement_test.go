@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
@@ -315,13 +315,13 @@ func jdLongUserAgent(n int) string {
 
 // Defect 6: a crawler's token after 1,024 octets of padding was not read,
 // and the client passed as a browser. A User-Agent longer than the
-// handler reads (enforce.MaxUserAgentLength) is a crawler, bound by "*"
+// handler reads (agent.MaxUserAgentLength) is a crawler, bound by "*"
 // under the default policy, with automation "user_agent_too_long"; a
 // browser's header of ordinary length, or of exactly the limit, passes.
 func TestE2EJudgementUserAgentTooLong(t *testing.T) {
 	up := e2eNewUpstream(t, map[string]e2eRoute{"/robots.txt": e2eText("User-agent: *\nDisallow: /private/\n")})
 	c := e2eStart(t, 1, e2eProxySite, map[string]string{"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "body denied"})
-	limit := enforce.MaxUserAgentLength
+	limit := agent.MaxUserAgentLength
 	padded := jdLongUserAgent(limit + 100)
 	jdMark(c, 0, "site.test", "/private/")
 	for _, tc := range []struct {

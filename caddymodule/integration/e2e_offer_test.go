@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // e2eLifted is e2eRobots once the site lifts GPTBot's ban.
 const e2eLifted = "User-agent: GPTBot\nAllow: /\n"
 
 // e2eAfterOfferInterval waits until a client's robots.txt answer may
-// start a fetch (enforce.OfferInterval).
+// start a fetch (robotstxt.OfferInterval).
 func e2eAfterOfferInterval() {
-	time.Sleep(enforce.OfferInterval + 50*time.Millisecond)
+	time.Sleep(robotstxt.OfferInterval + 50*time.Millisecond)
 }
 
 // e2eEventually polls cond until it holds or e2eTimeout passes, and

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // An origin's robots.txt may redirect anywhere, and the handler follows
@@ -115,7 +115,7 @@ func TestHostileRedirectLoopsAndCrossHost(t *testing.T) {
 	c.requireAlive(0, "redirect loops")
 	// Each access follows at most 5 redirects (RFC 9309 §2.3.1.2): 6
 	// requests; a refresh or two may follow.
-	const most = 3 * (enforce.MaxRedirects + 1)
+	const most = 3 * (robotstxt.MaxRedirects + 1)
 	loops := o1.count("127.0.0.32", "/robots.txt") + o1.countPath("/loop") + o1.countPath("/loop2")
 	self := o1.count("127.0.0.33", "/robots.txt")
 	if loops > most || self > most {

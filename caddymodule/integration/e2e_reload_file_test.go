@@ -25,7 +25,7 @@ http://:<PORT0> {
 
 // An operator who edits a source file robots.txt and reloads has the new
 // file in force for the very next request, not when the file source's
-// next look comes due (enforce.DefaultCheckInterval); the earlier version
+// next look comes due (robotstxt.DefaultCheckInterval); the earlier version
 // and who was served it stay. So too when the edit kept the file's size
 // and modification time, which no look of the source would notice. A
 // reload while the file cannot be read fails, naming it, and the running

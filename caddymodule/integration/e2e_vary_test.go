@@ -10,7 +10,7 @@ import (
 // hxGooglebot is Googlebot's User-Agent header.
 const hxGooglebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 
-// hxOfferWait is longer than enforce.OfferInterval (1s), the shortest
+// hxOfferWait is longer than robotstxt.OfferInterval (1s), the shortest
 // time after a fetch at which the handler considered a client's answer.
 const hxOfferWait = 1200 * time.Millisecond
 

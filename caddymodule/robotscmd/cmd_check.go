@@ -15,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -83,7 +85,7 @@ HTTP response, or a claim whose verification did not end within --timeout.`,
 	fs := cmd.Flags()
 	fs.StringP("robots", "r", "", "robots.txt file, or http or https URL")
 	fs.String("ua", "", `User-Agent header or product token (--ua "" for none)`)
-	fs.String("wildcard", enforce.WildcardCrawlers.String(), `whom the "*" group binds: crawlers, automated, all or none`)
+	fs.String("wildcard", agent.WildcardCrawlers.String(), `whom the "*" group binds: crawlers, automated, all or none`)
 	fs.String("unreachable", "deny", "what applies while a robots.txt URL cannot be fetched: deny or allow")
 	fs.StringSlice("allow-agents", nil, "product tokens never enforced")
 	fs.String("origin", "case_sensitive", "how the origin reads paths: case_sensitive or case_insensitive (judge each path folded too)")
@@ -104,7 +106,7 @@ type checkOptions struct {
 	robots      string
 	userAgent   string
 	policy      enforce.Policy
-	unreachable enforce.UnreachablePolicy
+	unreachable robotstxt.UnreachablePolicy
 	maxSize     int
 	json        bool
 	targets     []checkTarget
@@ -135,21 +137,21 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.robots == "" {
 		bad("--robots is required: a robots.txt file or URL")
-	} else if isRobotsURL(o.robots) && enforce.URLHost(o.robots) == "" {
+	} else if isRobotsURL(o.robots) && robotstxt.URLHost(o.robots) == "" {
 		bad("--robots %q: a URL with no host", o.robots)
 	}
 	if !fl.Changed("ua") {
 		bad(`--ua is required: a User-Agent header or product token (--ua "" for none)`)
 	}
 	var err error
-	if o.policy.Wildcard, err = enforce.ParseWildcardPolicy(fl.String("wildcard")); err != nil {
+	if o.policy.Wildcard, err = agent.ParseWildcardPolicy(fl.String("wildcard")); err != nil {
 		bad("--wildcard: %w", err)
 	}
 	switch u := fl.String("unreachable"); u {
 	case "deny":
-		o.unreachable = enforce.UnreachableDisallow
+		o.unreachable = robotstxt.UnreachableDisallow
 	case "allow":
-		o.unreachable = enforce.UnreachableAllow
+		o.unreachable = robotstxt.UnreachableAllow
 	default:
 		bad("--unreachable %q: want deny or allow", u)
 	}
@@ -256,7 +258,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	defer src.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
-	classifier := enforce.NewClassifier(enforce.ClassifierCacheSize)
+	classifier := agent.NewClassifier(agent.ClassifierCacheSize)
 	cfg := enforce.JudgeConfig{Policy: o.policy, Classifier: classifier, Source: src, FixedKey: key,
 		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true,
 		Undeclared: o.verify.Undeclared == "bind"}
@@ -274,7 +276,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 		cfg.Identity = id
 	}
 	judge := enforce.NewJudge(cfg)
-	toks := enforce.Tokenize(o.userAgent)
+	toks := agent.Tokenize(o.userAgent)
 	class := classifier.Classify(&toks)
 
 	results := make([]checkResult, 0, len(o.targets))
@@ -327,7 +329,7 @@ func escalatedClient(o checkOptions) *enforce.Violators {
 	if o.ip.IsValid() {
 		ip = o.ip.String()
 	}
-	toks := enforce.Tokenize(o.userAgent)
+	toks := agent.Tokenize(o.userAgent)
 	names := []string{""}
 	for i := 0; i < toks.Len(); i++ {
 		names = append(names, toks.At(i))
@@ -372,30 +374,30 @@ func (w *waitingIdentity) ListedTokens(addr netip.Addr) []string {
 // URL for a URL, with the key the judgement asks it for, and the snapshot
 // it holds. A URL that gives no HTTP response at all is an input error;
 // any answer is a snapshot to decide with, as the handler would.
-func checkSource(o checkOptions) (enforce.Source, string, *enforce.Snapshot, error) {
+func checkSource(o checkOptions) (robotstxt.Source, string, *robotstxt.Snapshot, error) {
 	if !isRobotsURL(o.robots) {
-		src, err := enforce.NewFileSource(enforce.FileConfig{Path: o.robots, MaxSize: o.maxSize})
+		src, err := robotstxt.NewFileSource(robotstxt.FileConfig{Path: o.robots, MaxSize: o.maxSize})
 		if err != nil {
 			return nil, "", nil, err
 		}
 		return src, "file", src.Snapshot(context.Background(), "file"), nil
 	}
-	cfg := enforce.StoreConfig{
+	cfg := robotstxt.StoreConfig{
 		URL:         o.robots,
-		Fetcher:     &enforce.HTTPFetcher{Client: &http.Client{}, UserAgent: enforce.FetchUserAgent},
+		Fetcher:     &robotstxt.HTTPFetcher{Client: &http.Client{}, UserAgent: robotstxt.FetchUserAgent},
 		MaxSize:     o.maxSize,
 		Unreachable: o.unreachable,
 	}
 	if strings.HasPrefix(o.robots, "http://") {
 		cfg.Scheme = "http"
 	}
-	store, err := enforce.NewStore(cfg)
+	store, err := robotstxt.NewStore(cfg)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	key := enforce.URLHost(o.robots)
+	key := robotstxt.URLHost(o.robots)
 	snap := store.Snapshot(context.Background(), key)
-	if snap.Access == enforce.AccessUnreachable && snap.HTTPStatus == 0 {
+	if snap.Access == robotstxt.AccessUnreachable && snap.HTTPStatus == 0 {
 		store.Close()
 		return nil, "", nil, fmt.Errorf("robots.txt %s is unreachable, no HTTP response: %s", o.robots, snap.Err)
 	}

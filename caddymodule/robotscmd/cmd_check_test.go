@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // User-Agent headers of the check tests.
@@ -259,11 +261,11 @@ func TestCheckURL(t *testing.T) {
 // reports, has a sentence of its own in the text output, so that a reason
 // or a sign added to enforce shows here as a failure, not as a bare name.
 func TestCheckTexts(t *testing.T) {
-	snap := &enforce.Snapshot{Access: enforce.AccessAvailable}
+	snap := &robotstxt.Snapshot{Access: robotstxt.AccessAvailable}
 	seen := map[string]enforce.Reason{}
 	for r := range enforce.Reason(enforce.NumReasons) {
 		dec := enforce.Decision{Reason: r, Token: "GPTBot", Snapshot: snap,
-			Classification: enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedCatalogue}}
+			Classification: agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedCatalogue}}
 		text := checkReasonText(&dec, enforce.Policy{}, "")
 		if text == r.String() || len(text) < 15 {
 			t.Errorf("checkReasonText(%s) = %q, want a sentence", r, text)
@@ -274,20 +276,20 @@ func TestCheckTexts(t *testing.T) {
 		seen[text] = r
 	}
 	signs := []struct {
-		c    enforce.Classification
+		c    agent.Classification
 		want string // in the text
 	}{
-		{enforce.Classification{Class: enforce.ClassBrowser}, "browser: "},
-		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedNoUserAgent}, "automated, not a crawler: no User-Agent"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedCatalogue, Token: "GPTBot", Category: enforce.CategoryAI}, "crawler: the catalogue lists GPTBot among AI"},
-		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedCatalogue, Token: "curl", Category: enforce.CategoryTool}, "automated, not a crawler: the catalogue lists curl among HTTP"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedKeyword, Token: "MJ12bot"}, "crawler: the word MJ12bot names a crawler"},
-		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedKeyword, Token: "UptimeBot"}, "automated, not a crawler: the word UptimeBot names a monitor"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedParser}, "crawler: github.com/mssola/useragent"},
-		{enforce.Classification{Class: enforce.ClassAutomated, Automation: enforce.AutomatedShape}, "automated, not a crawler: the header is not shaped like a browser's"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedLink}, "crawler: the header gives a URL"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedTooLong}, "crawler: the header is longer than the 1024 octets"},
-		{enforce.Classification{Class: enforce.ClassCrawler, Automation: enforce.AutomatedRanges}, "crawler: the address is in a crawler operator's published range list"},
+		{agent.Classification{Class: agent.ClassBrowser}, "browser: "},
+		{agent.Classification{Class: agent.ClassAutomated, Automation: agent.AutomatedNoUserAgent}, "automated, not a crawler: no User-Agent"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedCatalogue, Token: "GPTBot", Category: agent.CategoryAI}, "crawler: the catalogue lists GPTBot among AI"},
+		{agent.Classification{Class: agent.ClassAutomated, Automation: agent.AutomatedCatalogue, Token: "curl", Category: agent.CategoryTool}, "automated, not a crawler: the catalogue lists curl among HTTP"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedKeyword, Token: "MJ12bot"}, "crawler: the word MJ12bot names a crawler"},
+		{agent.Classification{Class: agent.ClassAutomated, Automation: agent.AutomatedKeyword, Token: "UptimeBot"}, "automated, not a crawler: the word UptimeBot names a monitor"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedParser}, "crawler: github.com/mssola/useragent"},
+		{agent.Classification{Class: agent.ClassAutomated, Automation: agent.AutomatedShape}, "automated, not a crawler: the header is not shaped like a browser's"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedLink}, "crawler: the header gives a URL"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedTooLong}, "crawler: the header is longer than the 1024 octets"},
+		{agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedRanges}, "crawler: the address is in a crawler operator's published range list"},
 	}
 	for _, s := range signs {
 		if got := checkClassText(s.c); !strings.HasPrefix(got, s.want) && !strings.Contains(got, s.want) {

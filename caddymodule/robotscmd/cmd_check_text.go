@@ -5,13 +5,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
 // writeCheckText writes what the robots.txt and the client are, then a
 // block per target.
-func writeCheckText(out io.Writer, o checkOptions, snap *enforce.Snapshot, class enforce.Classification, results []checkResult) error {
+func writeCheckText(out io.Writer, o checkOptions, snap *robotstxt.Snapshot, class agent.Classification, results []checkResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "robots.txt: %s (%s)\n", o.robots, checkSnapshotText(snap))
 	ua := "none"
@@ -90,8 +92,8 @@ func (r *checkResult) identityEffect() string {
 }
 
 // checkSnapshotText says what a snapshot holds, for the first line of a check.
-func checkSnapshotText(s *enforce.Snapshot) string {
-	if s.Access != enforce.AccessAvailable {
+func checkSnapshotText(s *robotstxt.Snapshot) string {
+	if s.Access != robotstxt.AccessAvailable {
 		if s.Err == "" {
 			return s.Access.String()
 		}
@@ -108,75 +110,75 @@ func checkSnapshotText(s *enforce.Snapshot) string {
 }
 
 // checkClassText names the client's class and the sign that shows it (see
-// enforce.Classifier for the order in which the signs are tried).
-func checkClassText(c enforce.Classification) string {
+// agent.Classifier for the order in which the signs are tried).
+func checkClassText(c agent.Classification) string {
 	class := checkClassName(c.Class)
 	switch c.Automation {
-	case enforce.AutomatedNoUserAgent:
+	case agent.AutomatedNoUserAgent:
 		return class + ": no User-Agent, which browsers always send"
-	case enforce.AutomatedCatalogue:
+	case agent.AutomatedCatalogue:
 		return fmt.Sprintf("%s: the catalogue lists %s among %s (%s)", class, c.Token, checkCategoryText(c.Category), c.Category)
-	case enforce.AutomatedKeyword:
-		if c.Class == enforce.ClassCrawler {
+	case agent.AutomatedKeyword:
+		if c.Class == agent.ClassCrawler {
 			return fmt.Sprintf(`%s: the word %s names a crawler ("bot", "crawl", "spider", "fetcher", "scraper")`, class, c.Token)
 		}
 		return fmt.Sprintf("%s: the word %s names a monitor or a link previewer", class, c.Token)
-	case enforce.AutomatedParser:
+	case agent.AutomatedParser:
 		return class + ": github.com/mssola/useragent reads the header as a bot's"
-	case enforce.AutomatedShape:
+	case agent.AutomatedShape:
 		return class + ": the header is not shaped like a browser's (Mozilla/5.0 (<platform>) <engine>…) and shows no other sign"
-	case enforce.AutomatedLink:
+	case agent.AutomatedLink:
 		return class + `: the header gives a URL or an e-mail address, or reads "Mozilla/5.0 (compatible; <name>…)", as crawlers' do`
-	case enforce.AutomatedTooLong:
-		return fmt.Sprintf("%s: the header is longer than the %d octets read, which no browser sends, and its rest could name any crawler", class, enforce.MaxUserAgentLength)
-	case enforce.AutomatedRanges:
+	case agent.AutomatedTooLong:
+		return fmt.Sprintf("%s: the header is longer than the %d octets read, which no browser sends, and its rest could name any crawler", class, agent.MaxUserAgentLength)
+	case agent.AutomatedRanges:
 		return class + ": the address is in a crawler operator's published range list, whatever the header says (--undeclared bind)"
 	}
 	return class + ": the header is shaped like a browser's and shows no sign of automation"
 }
 
 // checkCategoryText says what the clients of a catalogue category are.
-func checkCategoryText(c enforce.Category) string {
+func checkCategoryText(c agent.Category) string {
 	switch c {
-	case enforce.CategorySearch:
+	case agent.CategorySearch:
 		return "search engines' crawlers"
-	case enforce.CategoryAI:
+	case agent.CategoryAI:
 		return "AI companies' crawlers and agents"
-	case enforce.CategorySEO:
+	case agent.CategorySEO:
 		return "SEO and marketing crawlers"
-	case enforce.CategorySocial:
+	case agent.CategorySocial:
 		return "social networks' link previewers"
-	case enforce.CategoryArchive:
+	case agent.CategoryArchive:
 		return "archives and site copiers"
-	case enforce.CategoryMonitor:
+	case agent.CategoryMonitor:
 		return "uptime and health monitors"
-	case enforce.CategoryFeed:
+	case agent.CategoryFeed:
 		return "feed readers"
-	case enforce.CategoryScanner:
+	case agent.CategoryScanner:
 		return "security and internet-wide scanners"
-	case enforce.CategoryTool:
+	case agent.CategoryTool:
 		return "HTTP libraries and tools"
 	}
 	return "crawlers"
 }
 
 // checkClassName names a class in the text output.
-func checkClassName(c enforce.ClientClass) string {
+func checkClassName(c agent.ClientClass) string {
 	switch c {
-	case enforce.ClassCrawler:
+	case agent.ClassCrawler:
 		return "crawler"
-	case enforce.ClassAutomated:
+	case agent.ClassAutomated:
 		return "automated, not a crawler"
 	}
 	return "browser"
 }
 
 // checkClassPhrase says what a client of class c is, in a sentence.
-func checkClassPhrase(c enforce.ClientClass) string {
+func checkClassPhrase(c agent.ClientClass) string {
 	switch c {
-	case enforce.ClassCrawler:
+	case agent.ClassCrawler:
 		return "a crawler"
-	case enforce.ClassAutomated:
+	case agent.ClassAutomated:
 		return "an automated client, not a crawler"
 	}
 	return "a browser"
@@ -184,14 +186,14 @@ func checkClassPhrase(c enforce.ClientClass) string {
 
 // checkBindsText says whom the "*" group binds under policy p, and names
 // the flag that says so.
-func checkBindsText(p enforce.WildcardPolicy) string {
+func checkBindsText(p agent.WildcardPolicy) string {
 	var whom string
 	switch p {
-	case enforce.WildcardCrawlers:
+	case agent.WildcardCrawlers:
 		whom = "crawlers only"
-	case enforce.WildcardAutomated:
+	case agent.WildcardAutomated:
 		whom = "crawlers and other automated clients"
-	case enforce.WildcardAll:
+	case agent.WildcardAll:
 		whom = "every client, browsers included"
 	default:
 		whom = "nobody"
@@ -204,9 +206,9 @@ func checkBindsText(p enforce.WildcardPolicy) string {
 func checkClientIs(dec *enforce.Decision) string {
 	who := dec.Token
 	switch {
-	case dec.Classification.Automation == enforce.AutomatedNoUserAgent:
+	case dec.Classification.Automation == agent.AutomatedNoUserAgent:
 		who = "a client without a User-Agent"
-	case who == "" || dec.Classification.Class == enforce.ClassBrowser:
+	case who == "" || dec.Classification.Class == agent.ClassBrowser:
 		who = "the client" // a browser's first product name is Mozilla's
 	}
 	return who + " is " + checkClassPhrase(dec.Classification.Class)
@@ -228,7 +230,7 @@ func checkReasonText(dec *enforce.Decision, p enforce.Policy, forged string) str
 	case enforce.ReasonNoGroup:
 		return noName + `there is no "*" group`
 	case enforce.ReasonNotAutomated:
-		if p.Wildcard == enforce.WildcardNone {
+		if p.Wildcard == agent.WildcardNone {
 			return noName + `the "*" group binds nobody (--wildcard none)`
 		}
 		if dec.Snapshot.Robots == nil {
@@ -241,7 +243,7 @@ func checkReasonText(dec *enforce.Decision, p enforce.Policy, forged string) str
 		return fmt.Sprintf("robots.txt is unreachable: complete disallow for crawlers (RFC 9309 §2.3.1.4), here for the clients the \"*\" group binds, %s; %s",
 			binds, checkClientIs(dec))
 	case enforce.ReasonUnavailable:
-		if dec.Snapshot.Access == enforce.AccessUnavailable {
+		if dec.Snapshot.Access == robotstxt.AccessUnavailable {
 			return "robots.txt is unavailable, the server says there is none: no rules apply (RFC 9309 §2.3.1.3)"
 		}
 		return "robots.txt is unreachable, and --unreachable allow lets every client pass"

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -59,7 +59,7 @@ func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) 
 			bad("--ip-ranges %q: want <token>=<file|url>, e.g. GPTBot=gptbot.json", r)
 			continue
 		case isRobotsURL(src):
-			if enforce.URLHost(src) == "" {
+			if robotstxt.URLHost(src) == "" {
 				bad("--ip-ranges %q: a URL with no host", r)
 			}
 		default:

@@ -15,8 +15,8 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/lint"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -155,18 +155,18 @@ func readLintInput(name string, maxSize int) ([]byte, []lint.Finding, error) {
 }
 
 // fetchLintInput fetches a robots.txt URL as the handler would (RFC 9309
-// §2.3.1): redirects followed up to enforce.MaxRedirects. An answer other
+// §2.3.1): redirects followed up to robotstxt.MaxRedirects. An answer other
 // than 2xx leaves no file to lint, and is an input error that says what the
 // handler makes of it.
 func fetchLintInput(rawURL string, limit int64) ([]byte, []lint.Finding, error) {
-	if enforce.URLHost(rawURL) == "" {
+	if robotstxt.URLHost(rawURL) == "" {
 		return nil, nil, fmt.Errorf("robots.txt URL %q has no host", rawURL)
 	}
 	client := &http.Client{
-		Timeout: enforce.DefaultFetchTimeout,
+		Timeout: robotstxt.DefaultFetchTimeout,
 		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
-			if len(via) > enforce.MaxRedirects {
-				return fmt.Errorf("more than %d redirects: crawlers may take robots.txt as unavailable (RFC 9309 §2.3.1.2)", enforce.MaxRedirects)
+			if len(via) > robotstxt.MaxRedirects {
+				return fmt.Errorf("more than %d redirects: crawlers may take robots.txt as unavailable (RFC 9309 §2.3.1.2)", robotstxt.MaxRedirects)
 			}
 			return nil
 		},
@@ -175,7 +175,7 @@ func fetchLintInput(rawURL string, limit int64) ([]byte, []lint.Finding, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("robots.txt URL %q: %w", rawURL, err)
 	}
-	req.Header.Set("User-Agent", enforce.FetchUserAgent)
+	req.Header.Set("User-Agent", robotstxt.FetchUserAgent)
 	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -198,7 +198,7 @@ func fetchLintInput(rawURL string, limit int64) ([]byte, []lint.Finding, error) 
 	var diags []lint.Finding
 	if final := resp.Request.URL.String(); final != rawURL {
 		diags = append(diags, lint.Finding{Severity: rules.Info, Code: lintRedirected,
-			Message: fmt.Sprintf("redirected to %s: its rules apply to %s all the same (RFC 9309 §2.3.1.2)", final, enforce.URLHost(rawURL))})
+			Message: fmt.Sprintf("redirected to %s: its rules apply to %s all the same (RFC 9309 §2.3.1.2)", final, robotstxt.URLHost(rawURL))})
 	}
 	if msg := lintContentTypeProblem(resp.Header.Get("Content-Type")); msg != "" {
 		diags = append(diags, lint.Finding{Severity: rules.Error, Code: lintContentType, Message: msg})

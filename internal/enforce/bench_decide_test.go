@@ -1,12 +1,14 @@
 package enforce
 
 import (
-	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 )
 
 // benchUserAgents mixes real crawler and browser headers, none over 512
@@ -37,7 +39,7 @@ func BenchmarkDecision(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		src, err := NewInlineSource(InlineConfig{Body: string(body)})
+		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: string(body)})
 		if err != nil {
 			b.Fatal(err)
 		}

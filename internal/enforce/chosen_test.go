@@ -2,10 +2,12 @@ package enforce
 
 import (
 	"fmt"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"runtime"
 	"testing"
 	"weak"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -25,9 +27,9 @@ var chosenRobots = []string{
 // to next, the same one again or another, and that a forged token is
 // dropped whether or not a choice is cached.
 func TestChooseForAgreesWithChoose(t *testing.T) {
-	var snaps []*Snapshot
+	var snaps []*robotstxt.Snapshot
 	for i, body := range chosenRobots {
-		src, err := NewInlineSource(InlineConfig{Body: body})
+		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: body})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,9 +43,9 @@ func TestChooseForAgreesWithChoose(t *testing.T) {
 				for _, forged := range []string{"", "GPTBot"} {
 					h := d.readHeader(ua)
 					got := d.chooseFor(snap, h, forged)
-					want := ChooseGroups(snap.Robots, &h.tokens)
+					want := robotstxt.ChooseGroups(snap.Robots, &h.tokens)
 					if forged != "" {
-						want.drop(forged)
+						want.Drop(forged)
 					}
 					if got != want {
 						t.Errorf("round %d, robots %d, %q forged %q: chose %+v, want %+v", round, i, ua, forged, got, want)
@@ -65,7 +67,7 @@ func TestChooseForAgreesWithChoose(t *testing.T) {
 func TestChosenGroupsHoldNoRobots(t *testing.T) {
 	d := NewDecider(Policy{}, nil)
 	gone := func() weak.Pointer[rules.Robots] {
-		src, err := NewInlineSource(InlineConfig{Body: chosenRobots[0]})
+		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: chosenRobots[0]})
 		if err != nil {
 			t.Fatal(err)
 		}

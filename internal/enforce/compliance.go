@@ -7,7 +7,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // Compliance says what a decision says of the client's obedience to
@@ -72,9 +74,9 @@ type Evidence struct {
 
 	// Room for Versions, Served and the versions in force, so that the
 	// evidence of a denial, kept in a pooled Judgement, allocates nothing.
-	names   [MaxVersions + MaxServedVersions]string
+	names   [robotstxt.MaxVersions + MaxServedVersions]string
 	served  [MaxServedVersions]ServedVersion
-	inForce [MaxVersions]*Snapshot
+	inForce [robotstxt.MaxVersions]*robotstxt.Snapshot
 }
 
 // reset makes ev the zero Evidence but for its rooms, which only the
@@ -112,7 +114,7 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 	}
 	h := d.readHeader(req.UserAgent)
 	bound := d.policy.Wildcard.Binds(h.class.Class)
-	judge := func(v *Snapshot) {
+	judge := func(v *robotstxt.Snapshot) {
 		rfc, google := d.allowsAsSent(v, &h.tokens, req.Forged, bound, target, path)
 		if listed != nil { // an undeclared crawler: judged as the crawlers its address proves
 			rfc, google = d.allowsListed(v, listed, target, path)
@@ -133,8 +135,8 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 			switch v := dec.Snapshot.Version(sv.Hash, now); {
 			case v != nil:
 				judge(v)
-			case sv.Hash == VersionUnavailable:
-				judge(&Snapshot{Access: AccessUnavailable})
+			case sv.Hash == robotstxt.VersionUnavailable:
+				judge(&robotstxt.Snapshot{Access: robotstxt.AccessUnavailable})
 			default: // a version no longer known: the benefit of the doubt
 				ev.RFC9309Allowed, ev.GoogleAllowed = true, true
 			}
@@ -159,17 +161,12 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 	}
 }
 
-// VersionUnavailable names the version of no file: what a client is
-// served with a 4xx answer other than 429, under which everything is
-// allowed (RFC 9309 §2.3.1.3).
-const VersionUnavailable = "unavailable"
-
 // allowsListed is allowsAsSent for an undeclared crawler, whose address
 // proves the tokens listed: any group one of them names that allows, or
 // else the "*" group, binding it as a crawler.
-func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target string, path []byte) (rfc, google bool) {
 	if v.Robots == nil {
-		allowed := !v.DisallowAll || !d.policy.Wildcard.Binds(ClassCrawler)
+		allowed := !v.DisallowAll || !d.policy.Wildcard.Binds(agent.ClassCrawler)
 		return allowed, allowed
 	}
 	named := false
@@ -184,7 +181,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 		return rfc, google
 	}
 	g := v.Robots.Wildcard()
-	if g == nil || !d.policy.Wildcard.Binds(ClassCrawler) {
+	if g == nil || !d.policy.Wildcard.Binds(agent.ClassCrawler) {
 		return true, true
 	}
 	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target, path)
@@ -195,7 +192,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 // Google's (target, as sent), for a client with tokens toks, the "*"
 // group binding it or not: any named group that allows, or else the "*"
 // group.
-func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsAsSent(v *robotstxt.Snapshot, toks *agent.Tokens, forged string, bound bool, target string, path []byte) (rfc, google bool) {
 	if v.Robots == nil {
 		allowed := !v.DisallowAll || !bound
 		return allowed, allowed

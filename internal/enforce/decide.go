@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -40,7 +42,7 @@ type Request struct {
 	Site string
 	// Via is what a Store fetches the site's robots.txt with (see
 	// Store.SnapshotWith); nil for other sources.
-	Via Fetcher
+	Via robotstxt.Fetcher
 	// ClientIP is the client's address, as the server resolved it behind
 	// trusted proxies; RemoteIP the connection's peer.
 	ClientIP, RemoteIP string
@@ -61,7 +63,7 @@ type Request struct {
 type Policy struct {
 	// Wildcard says whom the "*" group binds; named groups always bind the
 	// agents they name.
-	Wildcard WildcardPolicy
+	Wildcard agent.WildcardPolicy
 	// AllowAgents are product tokens never enforced (an operator's own
 	// monitor, say), compared case-insensitively with the header's
 	// candidate tokens.
@@ -95,7 +97,7 @@ type Decision struct {
 	// that are not bound are allowed whatever the file says.
 	Bound bool
 	// Classification says whether, and why, the client counts as automated.
-	Classification Classification
+	Classification agent.Classification
 	// Verdict is the robots.txt verdict behind a named or "*" group
 	// decision: the deciding rule, its line and its group's line.
 	Verdict rules.Verdict
@@ -107,27 +109,27 @@ type Decision struct {
 	// Path is the target as read (AsSent): path and query, normalised.
 	Path string
 	// Snapshot is the robots.txt version the decision was made against.
-	Snapshot *Snapshot
+	Snapshot *robotstxt.Snapshot
 }
 
 // A Decider makes decisions. It is safe for concurrent use.
 type Decider struct {
 	policy     Policy
-	classifier *Classifier
+	classifier *agent.Classifier
 	// headers holds each recent header's tokens and classification: a
 	// crawler or a browser sends the same header request after request,
 	// and looking it up costs a fraction of reading it again.
-	headers headerCache[readHeader]
+	headers agent.HeaderCache[readHeader]
 }
 
 // readHeader is what a Decider learns from one User-Agent header. Its
 // strings are substrings of the cache's copy of the header.
 type readHeader struct {
-	tokens Tokens
-	class  Classification
+	tokens agent.Tokens
+	class  agent.Classification
 	// chosen is the header's last choice of groups (see chooseFor); nil
 	// for a header read uncached.
-	chosen *atomic.Pointer[Choice]
+	chosen *atomic.Pointer[robotstxt.Choice]
 }
 
 // MaxCachedHeaderLength is the length of the longest User-Agent header whose
@@ -138,14 +140,14 @@ const MaxCachedHeaderLength = 512
 
 // NewDecider returns a Decider for a policy, classifying clients with c
 // (nil means a new Classifier with the default cache size).
-func NewDecider(p Policy, c *Classifier) *Decider {
+func NewDecider(p Policy, c *agent.Classifier) *Decider {
 	if c == nil {
-		c = NewClassifier(ClassifierCacheSize)
+		c = agent.NewClassifier(agent.ClassifierCacheSize)
 	}
 	return &Decider{
 		policy:     p,
 		classifier: c,
-		headers:    newHeaderCache[readHeader](ClassifierCacheSize, MaxCachedHeaderLength),
+		headers:    agent.NewHeaderCache[readHeader](agent.ClassifierCacheSize, MaxCachedHeaderLength),
 	}
 }
 
@@ -157,8 +159,8 @@ func (d *Decider) readHeader(ua string) *readHeader {
 	if len(ua) > MaxCachedHeaderLength {
 		return d.readUncached(ua)
 	}
-	return d.headers.get(ua, func(key string) readHeader {
-		h := readHeader{tokens: Tokenize(key), chosen: new(atomic.Pointer[Choice])}
+	return d.headers.Get(ua, func(key string) readHeader {
+		h := readHeader{tokens: agent.Tokenize(key), chosen: new(atomic.Pointer[robotstxt.Choice])}
 		h.class = d.classifier.Classify(&h.tokens)
 		return h
 	})
@@ -166,7 +168,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 
 // readUncached reads a header too long to cache, into a value of its own.
 func (d *Decider) readUncached(ua string) *readHeader {
-	h := &readHeader{tokens: Tokenize(ua)}
+	h := &readHeader{tokens: agent.Tokenize(ua)}
 	h.class = d.classifier.Classify(&h.tokens)
 	return h
 }
@@ -176,7 +178,7 @@ func (d *Decider) readUncached(ua string) *readHeader {
 // function of the snapshot, the request and the policy (the classifier
 // only caches); it logs nothing. For a warm classifier cache and targets
 // and headers of ordinary size it does not allocate.
-func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
+func (d *Decider) Decide(snap *robotstxt.Snapshot, req Request, rd *Readings) Decision {
 	var dec Decision
 	d.DecideInto(&dec, snap, &req, rd)
 	return dec
@@ -185,20 +187,20 @@ func (d *Decider) Decide(snap *Snapshot, req Request, rd *Readings) Decision {
 // DecideInto is Decide leaving the Decision in dec, which it overwrites,
 // rather than returning it: for the request path, where a Decision
 // returned by value would take room on the stack twice more.
-func (d *Decider) DecideInto(dec *Decision, snap *Snapshot, req *Request, rd *Readings) {
+func (d *Decider) DecideInto(dec *Decision, snap *robotstxt.Snapshot, req *Request, rd *Readings) {
 	*dec = Decision{}
 	d.decide(snap, req, rd, dec)
 }
 
 // decide fills dec, a zero Decision, with the decision on req.
-func (d *Decider) decide(snap *Snapshot, req *Request, rd *Readings, dec *Decision) {
+func (d *Decider) decide(snap *robotstxt.Snapshot, req *Request, rd *Readings, dec *Decision) {
 	built := !req.Unreadable && rd.Build(req.Target)
 	d.decideBuilt(snap, req, dec, rd, built)
 }
 
 // decideBuilt is decide for readings already built from req's target:
 // built reports that Build succeeded.
-func (d *Decider) decideBuilt(snap *Snapshot, req *Request, dec *Decision, rd *Readings, built bool) {
+func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, req *Request, dec *Decision, rd *Readings, built bool) {
 	dec.Allowed, dec.Snapshot = true, snap
 	if !req.Unreadable {
 		if !built {
@@ -274,11 +276,11 @@ func (d *Decider) decideBuilt(snap *Snapshot, req *Request, dec *Decision, rd *R
 
 // refusalReason is the reason of a denial for want of any robots.txt: the
 // store's refusal, or an unreachable file.
-func refusalReason(r Refusal) Reason {
+func refusalReason(r robotstxt.Refusal) Reason {
 	switch r {
-	case RefusalInvalidHost:
+	case robotstxt.RefusalInvalidHost:
 		return ReasonInvalidHost
-	case RefusalHostBudget:
+	case robotstxt.RefusalHostBudget:
 		return ReasonHostBudget
 	}
 	return ReasonUnreachable
@@ -288,7 +290,7 @@ func refusalReason(r Refusal) Reason {
 // Request.Unreadable): disallowed for a client a named group or the "*"
 // group binds, unless that group disallows nothing, since no rule can be
 // shown not to apply to what the server will make of the target.
-func (d *Decider) decideUnreadable(snap *Snapshot, toks *Tokens, forged string, bound bool, dec *Decision) {
+func (d *Decider) decideUnreadable(snap *robotstxt.Snapshot, toks *agent.Tokens, forged string, bound bool, dec *Decision) {
 	if m := d.choose(snap, toks, forged); m.Named() {
 		dec.Reason, dec.Token, dec.Named, dec.Bound = ReasonNamedGroup, m.Token(0), true, true
 		for i := 0; i < m.Len(); i++ {
@@ -327,7 +329,7 @@ func disallowsAny(g *rules.Group) bool {
 // chooseFor is choose for a header read through the cache: it reuses the
 // header's last choice when made in snap's index, else makes it and keeps
 // it. A forged token is dropped from a choice made anew, never kept.
-func (d *Decider) chooseFor(snap *Snapshot, h *readHeader, forged string) Match {
+func (d *Decider) chooseFor(snap *robotstxt.Snapshot, h *readHeader, forged string) robotstxt.Match {
 	x := snap.Groups()
 	if h.chosen == nil || x == nil || forged != "" {
 		return d.choose(snap, &h.tokens, forged)
@@ -337,15 +339,15 @@ func (d *Decider) chooseFor(snap *Snapshot, h *readHeader, forged string) Match 
 
 // choose picks the named groups through the snapshot's index when it has
 // one, leaving out those named by forged (see Request.Forged).
-func (d *Decider) choose(snap *Snapshot, toks *Tokens, forged string) Match {
-	var m Match
+func (d *Decider) choose(snap *robotstxt.Snapshot, toks *agent.Tokens, forged string) robotstxt.Match {
+	var m robotstxt.Match
 	if x := snap.Groups(); x != nil {
 		m = x.Choose(toks)
 	} else {
-		m = ChooseGroups(snap.Robots, toks)
+		m = robotstxt.ChooseGroups(snap.Robots, toks)
 	}
 	if forged != "" {
-		m.drop(forged)
+		m.Drop(forged)
 	}
 	return m
 }
@@ -373,7 +375,7 @@ func judgeReadings(g *rules.Group, rd *Readings) (rules.Verdict, Reading) {
 }
 
 // allowListed returns the candidate that names a token of AllowAgents.
-func (d *Decider) allowListed(toks *Tokens) (string, bool) {
+func (d *Decider) allowListed(toks *agent.Tokens) (string, bool) {
 	for _, allowed := range d.policy.AllowAgents {
 		for i := 0; i < toks.Len(); i++ {
 			if tok := toks.At(i); strings.EqualFold(tok, allowed) {
@@ -386,7 +388,7 @@ func (d *Decider) allowListed(toks *Tokens) (string, bool) {
 
 // wildcardToken names a client judged by the "*" group: by what marked it
 // as automated, else by its first product name.
-func wildcardToken(c *Classification, toks *Tokens) string {
+func wildcardToken(c *agent.Classification, toks *agent.Tokens) string {
 	if c.Token != "" {
 		return c.Token
 	}

@@ -2,15 +2,24 @@ package enforce
 
 import (
 	"fmt"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 )
 
-// Headers for the decision tests, besides the real ones in groups_test.go.
+// testEpoch is when the tests' clocks start, and testRobotsURL the
+// robots.txt their versions are read from.
+var testEpoch = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+const testRobotsURL = "https://a.example/robots.txt"
+
+// Headers for the decision tests, besides the real ones in package testua.
 const (
 	uaFooCrawler = "FooCrawler/1.0 (+https://foo.example/crawler)"
 	uaCurl       = "curl/8.5.0"
@@ -30,9 +39,9 @@ Disallow: /private/
 Allow: /private/press/
 `
 
-func inlineSnapshot(t *testing.T, body string) *Snapshot {
+func inlineSnapshot(t *testing.T, body string) *robotstxt.Snapshot {
 	t.Helper()
-	src, err := NewInlineSource(InlineConfig{Body: body})
+	src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: body})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +53,8 @@ func inlineSnapshot(t *testing.T, body string) *Snapshot {
 func TestDecide(t *testing.T) {
 	snap := inlineSnapshot(t, decideRobots)
 	bots := NewDecider(Policy{AllowAgents: []string{"UptimeMonitor"}}, nil)
-	automated := NewDecider(Policy{Wildcard: WildcardAutomated}, nil)
-	all := NewDecider(Policy{Wildcard: WildcardAll}, nil)
+	automated := NewDecider(Policy{Wildcard: agent.WildcardAutomated}, nil)
+	all := NewDecider(Policy{Wildcard: agent.WildcardAll}, nil)
 	cases := []struct {
 		name    string
 		d       *Decider
@@ -150,10 +159,10 @@ func TestDecideForged(t *testing.T) {
 // read (RFC 9309 §2.3.1.3 and §2.3.1.4).
 func TestDecideWithoutFile(t *testing.T) {
 	d := NewDecider(Policy{}, nil)
-	unreachable := &Snapshot{Access: AccessUnreachable, DisallowAll: true}
-	unavailable := &Snapshot{Access: AccessUnavailable}
+	unreachable := &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true}
+	unavailable := &robotstxt.Snapshot{Access: robotstxt.AccessUnavailable}
 	cases := []struct {
-		snap    *Snapshot
+		snap    *robotstxt.Snapshot
 		ua      string
 		allowed bool
 		reason  Reason
@@ -184,7 +193,7 @@ func TestDecideFailsClosed(t *testing.T) {
 	d := NewDecider(Policy{}, nil)
 	cases := []struct {
 		name    string
-		snap    *Snapshot
+		snap    *robotstxt.Snapshot
 		req     Request
 		allowed bool
 		reason  Reason
@@ -193,12 +202,12 @@ func TestDecideFailsClosed(t *testing.T) {
 		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaFooCrawler}, false, ReasonUnreadableTarget},
 		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: testua.Chrome}, true, ReasonNotAutomated},
 		{"unreadable, a group that disallows nothing", snap, Request{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
-		{"unreadable, no rules", &Snapshot{Access: AccessUnavailable}, Request{Unreadable: true, UserAgent: testua.GPTBot}, true, ReasonUnavailable},
-		{"host budget", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+		{"unreadable, no rules", &robotstxt.Snapshot{Access: robotstxt.AccessUnavailable}, Request{Unreadable: true, UserAgent: testua.GPTBot}, true, ReasonUnavailable},
+		{"host budget", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
 			Request{Target: "/x", UserAgent: testua.GPTBot}, false, ReasonHostBudget},
-		{"invalid host", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalInvalidHost},
+		{"invalid host", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalInvalidHost},
 			Request{Target: "/x", UserAgent: uaFooCrawler}, false, ReasonInvalidHost},
-		{"refused, browser", &Snapshot{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+		{"refused, browser", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
 			Request{Target: "/x", UserAgent: testua.Chrome}, true, ReasonNotAutomated},
 	}
 	for _, c := range cases {
@@ -225,13 +234,12 @@ func assessed(d *Decider, dec *Decision, req *Request, served []ServedVersion, n
 // versions allows it; protective for denials a conforming reading of the
 // request as sent does not make.
 func TestAssess(t *testing.T) {
-	l := testLifecycle()
-	t0 := snapEpoch
-	v1 := l.next(nil, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\n"), t0)
-	v2 := l.next(v1, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\n"), t0.Add(time.Minute))
-	v3 := l.next(v2, robotsA, outcomeAvailable("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\nDisallow: /v3\n"), t0.Add(2*time.Minute))
+	t0 := testEpoch
+	v1 := robotstxt.NewVersion(nil, testRobotsURL, []byte("User-agent: GPTBot\nDisallow: /old\n"), t0)
+	v2 := robotstxt.NewVersion(v1, testRobotsURL, []byte("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\n"), t0.Add(time.Minute))
+	v3 := robotstxt.NewVersion(v2, testRobotsURL, []byte("User-agent: GPTBot\nDisallow: /old\nDisallow: /v2\nDisallow: /v3\n"), t0.Add(2*time.Minute))
 	d := NewDecider(Policy{}, nil)
-	served := func(vs ...*Snapshot) []ServedVersion {
+	served := func(vs ...*robotstxt.Snapshot) []ServedVersion {
 		var out []ServedVersion
 		for _, v := range vs {
 			out = append(out, ServedVersion{Hash: v.VersionName(), At: t0})
@@ -253,7 +261,7 @@ func TestAssess(t *testing.T) {
 		{"served v1 then v2 and v3 within minutes: v1 allows /v2", "/v2", time.Hour, served(v3, v2, v1), ComplianceGrace, 3},
 		{"served only the newest: no grace for what it disallows", "/v3", time.Hour, served(v3), ComplianceViolation, 1},
 		{"served only the newest, an old rule", "/old", time.Hour, served(v3), ComplianceViolation, 1},
-		{"served a 404: everything allowed", "/old", time.Hour, []ServedVersion{{Hash: VersionUnavailable, At: t0}}, ComplianceGrace, 1},
+		{"served a 404: everything allowed", "/old", time.Hour, []ServedVersion{{Hash: robotstxt.VersionUnavailable, At: t0}}, ComplianceGrace, 1},
 		{"served a variant never fetched: benefit of the doubt", "/old", time.Hour, []ServedVersion{{Hash: "0123456789abcdef", At: t0}}, ComplianceGrace, 1},
 		{"a day after the changes, only the newest is in force", "/v3", 25 * time.Hour, nil, ComplianceViolation, 1},
 		// Google's reading compares the path as sent: "/%6Fld" is not
@@ -272,9 +280,9 @@ func TestAssess(t *testing.T) {
 		}
 	}
 	// Fail-closed denials are protective.
-	for _, snap := range []*Snapshot{
-		{Access: AccessUnreachable, DisallowAll: true},
-		{Access: AccessUnreachable, DisallowAll: true, Refusal: RefusalHostBudget},
+	for _, snap := range []*robotstxt.Snapshot{
+		{Access: robotstxt.AccessUnreachable, DisallowAll: true},
+		{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
 	} {
 		var rd Readings
 		req := Request{Target: "/x", UserAgent: testua.GPTBot}
@@ -323,8 +331,8 @@ func within(sub, s string) bool {
 // with more distinct headers than its cache holds, for the race detector.
 func TestDecideConcurrent(t *testing.T) {
 	snap := inlineSnapshot(t, decideRobots)
-	d := NewDecider(Policy{}, NewClassifier(8))
-	d.headers = newHeaderCache[readHeader](8, MaxCachedHeaderLength)
+	d := NewDecider(Policy{}, agent.NewClassifier(8))
+	d.headers = agent.NewHeaderCache[readHeader](8, MaxCachedHeaderLength)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {

@@ -1,26 +1,21 @@
-// Package enforce holds a site's crawlers to its robots.txt (RFC 9309): it
-// decides who is asking, whether they may, and which robots.txt is in force.
-// It imports no Caddy: time and fetching are injected, so every behaviour is
-// testable on its own.
+// Package enforce makes the one judgement of a request: a Judge says, in
+// one call, whether a request may pass and why, and what its compliance
+// record says. The handler (package caddymodule) and "caddy robots check"
+// both judge through it; nothing else orders these steps.
 //
-// Who is asking: Tokenize reads the candidate product tokens of a
-// User-Agent header; a GroupIndex (or ChooseGroups) finds the robots.txt
-// groups they name; a Classifier tells crawlers, which the "*" group binds
-// under the default WildcardPolicy, from other automated clients and from
-// browsers (see docs/classification.md).
+// A Judgement holds the whole outcome: the Decision (the robots.txt
+// version it was made against, the group, the deciding rule and its line,
+// the reading of the path that decided), the identity of the client after
+// the policy for claims it could not prove (through an Identity; package
+// verify implements it), the targets of headers that redirect some
+// origins, an escalation of a repeat violator, the AIPREF usage
+// preference, and, for a record, the Evidence: which versions the crawler
+// was served, and whether a denial is a violation, grace or protective.
 //
-// Whether they may: Readings are the spellings of a request target a server
-// behind the handler could resolve it to, and a Decider judges each against
-// the chosen groups, denying when any is disallowed. A Decision is a pure
-// function of the snapshot, the request and the Policy, and says why.
-//
-// Which robots.txt is in force: a Source says so for a host. A Store fetches
-// each host's own file and keeps it current by the access rules of RFC 9309
-// §2.3.1 and the caching rules of §2.4; a FileSource and an InlineSource
-// serve a file from the configuration. What they return is a Snapshot, an
-// immutable value that names its version (source, fetch time, content hash),
-// so that every decision can say which robots.txt it was made against.
-//
-// Sources take the clock as a function and the network as a Fetcher, so
-// that tests control both; HTTPFetcher is the Fetcher for real use.
+// What it reads is supplied: who is asking by package agent, the
+// robots.txt in force by a robotstxt.Source, what each crawler was served
+// by a Served table, the crawlers escalated by a Violators table, the
+// time by the Request. A Decision is a pure function of the snapshot, the
+// request and the Policy. It imports no Caddy, so every behaviour is
+// testable on its own (judge_test.go).
 package enforce

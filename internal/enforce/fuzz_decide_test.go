@@ -1,10 +1,13 @@
 package enforce
 
 import (
-	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 )
 
 // FuzzDecision checks that a whole decision never panics, whatever the
@@ -17,12 +20,12 @@ func FuzzDecision(f *testing.F) {
 	f.Add("User-agent: a\nDisallow: /%\n", "a/1 (((;;", "//..\\%2e%2E/%")
 	f.Add(strings.Repeat("User-agent: x\n", 50), strings.Repeat("x/1 ", 300), "http://h?q#f")
 	f.Fuzz(func(t *testing.T, robots, ua, target string) {
-		src, err := NewInlineSource(InlineConfig{Body: robots})
+		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: robots})
 		if err != nil {
 			t.Fatal(err)
 		}
 		snap := src.Snapshot(t.Context(), "example.com")
-		d := NewDecider(Policy{}, NewClassifier(16))
+		d := NewDecider(Policy{}, agent.NewClassifier(16))
 		req := Request{Target: target, UserAgent: ua, Now: time.Now()}
 		var rd Readings
 		first := d.Decide(snap, req, &rd)

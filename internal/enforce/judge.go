@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -16,9 +18,9 @@ type JudgeConfig struct {
 	// Policy is whom the "*" group binds, and whom nothing binds.
 	Policy Policy
 	// Classifier tells crawlers from other clients; nil means a new one.
-	Classifier *Classifier
+	Classifier *agent.Classifier
 	// Source gives the robots.txt in force.
-	Source Source
+	Source robotstxt.Source
 	// FixedKey, when set, is the key of a source that serves every site
 	// the same file ("file", "inline", a url source's host); otherwise
 	// the source is asked for each request's Site.
@@ -58,7 +60,7 @@ type JudgeConfig struct {
 type Judge struct {
 	cfg     JudgeConfig
 	decider *Decider
-	store   *Store // Source, when it keeps a file per site
+	store   *robotstxt.Store // Source, when it keeps a file per site
 	mode    string
 	pool    sync.Pool // of *Judgement
 }
@@ -66,7 +68,7 @@ type Judge struct {
 // NewJudge returns a Judge for cfg.
 func NewJudge(cfg JudgeConfig) *Judge {
 	j := &Judge{cfg: cfg, decider: NewDecider(cfg.Policy, cfg.Classifier), mode: "log"}
-	j.store, _ = cfg.Source.(*Store)
+	j.store, _ = cfg.Source.(*robotstxt.Store)
 	if cfg.Enforce {
 		j.mode = "enforce"
 	}
@@ -213,7 +215,7 @@ func (jd *Judgement) Request() *Request { return &jd.req }
 func (j *Judge) Mode() string { return j.mode }
 
 // snapshot returns the robots.txt in force for req's site.
-func (j *Judge) snapshot(ctx context.Context, req *Request) *Snapshot {
+func (j *Judge) snapshot(ctx context.Context, req *Request) *robotstxt.Snapshot {
 	switch {
 	case j.cfg.FixedKey != "":
 		return j.cfg.Source.Snapshot(ctx, j.cfg.FixedKey)
@@ -261,7 +263,7 @@ func (jd *Judgement) NoteServed(version string, at time.Time) (tokens, credited 
 // fetchTokens returns the product tokens a robots.txt fetch is noted
 // under: the header's own, not the generic browser words.
 func fetchTokens(ua string) []string {
-	toks := Tokenize(ua)
+	toks := agent.Tokenize(ua)
 	var out []string
 	for i := 0; i < toks.Len() && !toks.Generic(i); i++ {
 		out = append(out, toks.At(i))

@@ -1,8 +1,10 @@
 package enforce
 
 import (
-	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 	"testing"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
 )
 
 // TestWildcardAcceptance is the acceptance test of the "crawlers" policy:
@@ -28,7 +30,7 @@ func TestWildcardAcceptance(t *testing.T) {
 		{"CCBot", testua.CCBot, true},
 	}
 	byDefault := NewDecider(Policy{}, nil)
-	automated := NewDecider(Policy{Wildcard: WildcardAutomated}, nil)
+	automated := NewDecider(Policy{Wildcard: agent.WildcardAutomated}, nil)
 	for _, tt := range tests {
 		var rd Readings
 		req := Request{Target: "/api/v1/items", UserAgent: tt.ua}
@@ -41,7 +43,7 @@ func TestWildcardAcceptance(t *testing.T) {
 			t.Errorf("%s: default policy: Decide(%q, /api/v1/items) = allowed %v, %v; want %v, %v",
 				tt.name, tt.ua, dec.Allowed, dec.Reason, !tt.crawler, wantReason)
 		}
-		if got, want := dec.Classification.Class, map[bool]ClientClass{true: ClassCrawler, false: ClassAutomated}[tt.crawler]; got != want {
+		if got, want := dec.Classification.Class, map[bool]agent.ClientClass{true: agent.ClassCrawler, false: agent.ClassAutomated}[tt.crawler]; got != want {
 			t.Errorf("%s: class %v, want %v", tt.name, got, want)
 		}
 		// All of them are automated: the "automated" policy binds them all.

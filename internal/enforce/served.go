@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // Bounds of a Served table, each with its reason.
@@ -133,7 +134,7 @@ func NewServed(max int) *Served {
 
 // Note records a robots.txt served whole to a client.
 func (s *Served) Note(sv *Serving) {
-	if len(sv.Site) > maxHostLen+len("https://") || sv.Version == "" {
+	if len(sv.Site) > robotstxt.MaxHostLen+len("https://") || sv.Version == "" {
 		return
 	}
 	s.changes.Add(1)
@@ -206,7 +207,7 @@ func (s *Served) noteLocked(k servedKey, hash string, at time.Time) {
 // if none are, an arbitrary tenth.
 func (s *Served) shrinkLocked(now time.Time) {
 	for k, p := range s.pairs {
-		if now.Sub(p.last) > GraceWindow {
+		if now.Sub(p.last) > robotstxt.GraceWindow {
 			delete(s.pairs, k)
 		}
 	}
@@ -274,7 +275,7 @@ func (s *Served) appendRecentLocked(out []ServedVersion, k servedKey, now time.T
 	}
 	start := len(out)
 	for _, v := range p.v[:p.n] {
-		if age := now.Sub(v.At); age >= 0 && age <= GraceWindow {
+		if age := now.Sub(v.At); age >= 0 && age <= robotstxt.GraceWindow {
 			out = append(out, v)
 		}
 	}

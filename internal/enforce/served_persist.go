@@ -1,6 +1,10 @@
 package enforce
 
-import "time"
+import (
+	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+)
 
 // SavedServed is what one crawler of one site was served.
 type SavedServed struct {
@@ -38,7 +42,7 @@ func (s *Served) Restore(saved []SavedServed, now time.Time) {
 			continue
 		}
 		for _, v := range p.Versions {
-			if age := now.Sub(v.At); age >= 0 && age <= GraceWindow {
+			if age := now.Sub(v.At); age >= 0 && age <= robotstxt.GraceWindow {
 				s.noteLocked(servedKey{site: p.Site, kind: kind, name: p.Name}, v.Hash, v.At)
 			}
 		}

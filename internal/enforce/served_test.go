@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // servedHashes returns the hashes of vs, for comparisons.
@@ -23,7 +25,7 @@ func servedHashes(vs []ServedVersion) string {
 // fetched under its name.
 func TestServedLookup(t *testing.T) {
 	s := NewServed(0)
-	t0 := snapEpoch
+	t0 := testEpoch
 	site := "https://a.example"
 	note := func(ip, ua string, tokens, credited []string, version string, at time.Duration) {
 		s.Note(&Serving{Site: site, ClientIP: ip, UserAgent: ua, Tokens: tokens, Credited: credited, Version: version, At: t0.Add(at)})
@@ -54,7 +56,7 @@ func TestServedLookup(t *testing.T) {
 		{"no token: same address and header", Asker{ClientIP: "192.0.2.9", UserAgent: "Mozilla/5.0 (X11)"}, 2 * time.Hour, "[v1]", LinkClient},
 		{"no token: same address, another header", Asker{ClientIP: "192.0.2.9", UserAgent: "Mozilla/5.0 (Mac)"}, 2 * time.Hour, "[]", LinkNone},
 		{"an unprovable token from anywhere", Asker{Token: "ExampleBot", Credited: true, ClientIP: "198.51.100.1"}, 2 * time.Hour, "[v1]", LinkToken},
-		{"past the grace window", Asker{Token: "ExampleBot", Credited: true}, GraceWindow + 2*time.Hour, "[]", LinkNone},
+		{"past the grace window", Asker{Token: "ExampleBot", Credited: true}, robotstxt.GraceWindow + 2*time.Hour, "[]", LinkNone},
 		{"another site", Asker{Token: "googlebot", Credited: true}, time.Hour, "[]", LinkNone},
 	}
 	for _, c := range cases {
@@ -72,7 +74,7 @@ func TestServedLookup(t *testing.T) {
 // Whatever clients send, the table stays within its bounds.
 func TestServedBounds(t *testing.T) {
 	s := NewServed(100)
-	now := snapEpoch
+	now := testEpoch
 	long := strings.Repeat("a", 16<<10)
 	for i := range 5000 {
 		tok := fmt.Sprintf("Bot%d", i)
@@ -103,10 +105,10 @@ func TestServedBounds(t *testing.T) {
 // not restored.
 func TestServedSaveRestore(t *testing.T) {
 	s := NewServed(0)
-	t0 := snapEpoch
+	t0 := testEpoch
 	s.Note(&Serving{Site: "https://a.example", ClientIP: "192.0.2.1", Tokens: []string{"ExampleBot"}, Credited: []string{"ExampleBot"}, Version: "v1", At: t0})
 	s.Note(&Serving{Site: "https://a.example", ClientIP: "192.0.2.2", Tokens: []string{"Googlebot"}, Version: "v2", At: t0})
-	s.Note(&Serving{Site: "https://a.example", Tokens: []string{"OldBot"}, Credited: []string{"OldBot"}, Version: "v0", At: t0.Add(-2 * GraceWindow)})
+	s.Note(&Serving{Site: "https://a.example", Tokens: []string{"OldBot"}, Credited: []string{"OldBot"}, Version: "v0", At: t0.Add(-2 * robotstxt.GraceWindow)})
 	b, err := json.Marshal(s.Save())
 	if err != nil {
 		t.Fatal(err)

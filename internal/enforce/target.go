@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-// FetchUserAgent is the User-Agent of the handler's own robots.txt
-// requests, and of "caddy robots check" fetching one.
-const FetchUserAgent = "caddy-robots-enforce (robots.txt fetch)"
-
 // TargetOf returns the request target a decision judges: the path and
 // query of u, the request's URL as Go's server parsed it from what the
 // client sent, in their escaped form. This is what the handlers after
@@ -44,16 +40,4 @@ func TargetOf(method string, u *url.URL, requestURI string) (target string, read
 		return requestURI, true
 	}
 	return p + "?" + u.RawQuery, true
-}
-
-// URLHost returns the authority of an http(s) URL, or "".
-func URLHost(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	return rest
 }

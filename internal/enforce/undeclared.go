@@ -1,5 +1,10 @@
 package enforce
 
+import (
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
+)
+
 // Undeclared crawlers. A client whose User-Agent names no token a group
 // names, but whose address is in a crawler operator's published range
 // list, is that operator's crawler whatever its header says: crawlers
@@ -11,14 +16,14 @@ package enforce
 // decideUndeclared makes dec, a decision no named group made, the
 // decision on req, already read into rd (built reports that it could be),
 // of a crawler with the product tokens toks.
-func (d *Decider) decideUndeclared(dec *Decision, snap *Snapshot, req *Request, rd *Readings, built bool, toks []string) {
+func (d *Decider) decideUndeclared(dec *Decision, snap *robotstxt.Snapshot, req *Request, rd *Readings, built bool, toks []string) {
 	*dec = Decision{Allowed: true, Snapshot: snap, Undeclared: true, Bound: true, Token: toks[0],
-		Classification: Classification{Class: ClassCrawler, Automation: AutomatedRanges}}
+		Classification: agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedRanges}}
 	if built {
 		dec.Path = rd.Path()
 	}
 	if snap.Robots == nil {
-		if snap.DisallowAll && d.policy.Wildcard.Binds(ClassCrawler) {
+		if snap.DisallowAll && d.policy.Wildcard.Binds(agent.ClassCrawler) {
 			dec.Allowed, dec.Reason = false, refusalReason(snap.Refusal)
 		} else {
 			dec.Reason = ReasonUnavailable
@@ -58,7 +63,7 @@ func (d *Decider) decideUndeclared(dec *Decision, snap *Snapshot, req *Request, 
 	switch {
 	case g == nil:
 		dec.Reason = ReasonNoGroup
-	case !d.policy.Wildcard.Binds(ClassCrawler):
+	case !d.policy.Wildcard.Binds(agent.ClassCrawler):
 		dec.Reason, dec.Bound = ReasonNotAutomated, false
 	case req.Unreadable:
 		dec.Reason, dec.Group, dec.Allowed = ReasonWildcardGroup, g, !disallowsAny(g)

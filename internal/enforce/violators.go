@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 // EscalationMode says what a crawler recorded with a violation gets next.
@@ -109,7 +111,7 @@ func (v *Violators) Len() int {
 }
 
 func violatorKeyOf(site, token, ip string, verified bool) (violatorKey, bool) {
-	if len(token) > maxServedToken || len(site) > maxHostLen+len("https://") {
+	if len(token) > maxServedToken || len(site) > robotstxt.MaxHostLen+len("https://") {
 		return violatorKey{}, false
 	}
 	k := violatorKey{site: site, token: strings.ToLower(token), ip: ip}

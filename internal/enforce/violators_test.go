@@ -13,7 +13,7 @@ import (
 // a save and a restore.
 func TestViolators(t *testing.T) {
 	v := NewViolators(0)
-	t0 := snapEpoch
+	t0 := testEpoch
 	const site = "https://a.example"
 	if v.Lookup(site, "RogueBot", "192.0.2.1", false, t0) != nil {
 		t.Fatal("an empty table holds an escalation")
@@ -74,7 +74,7 @@ func TestViolators(t *testing.T) {
 // short; a full table makes room with the escalation ending soonest.
 func TestViolatorsBound(t *testing.T) {
 	v := NewViolators(100)
-	t0 := snapEpoch
+	t0 := testEpoch
 	long := strings.Repeat("a", 1<<10)
 	for i := range 1000 {
 		v.Begin("https://a.example", fmt.Sprintf("Bot%d", i), fmt.Sprintf("10.0.%d.%d", i/256, i%256), false,

@@ -23,3 +23,21 @@ const (
 	Safari  = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
 	IE11    = "Mozilla/5.0 (Windows NT 6.1; WOW64; Trident/7.0; SLCC2; .NET CLR 2.0.50727)"
 )
+
+// Headers are real headers of crawlers, fetchers and browsers, each under
+// 512 octets, by name.
+var Headers = []struct{ Name, UA string }{
+	{"googlebot_mobile", GooglebotMob},
+	{"gptbot", GPTBot},
+	{"claudebot", ClaudeBot},
+	{"amazonbot", Amazonbot},
+	{"bytespider", Bytespider},
+	{"ccbot", CCBot},
+	{"curl", "curl/8.4.0"},
+	{"chrome_windows", Chrome},
+	{"firefox_linux", Firefox},
+	{"safari_mac", Safari},
+	{"chrome_android", "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36"},
+	{"safari_iphone", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"},
+	{"facebook_inapp", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/459.0.0.45.108;FBBV/593093488;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.4.1;FBSS/3;FBID/phone;FBLC/en_US;FBOP/5;FBRV/595137455]"},
+}
