@@ -1,12 +1,12 @@
 package robotstxt
 
 import (
-	"net/http"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
