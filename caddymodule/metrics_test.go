@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -200,7 +199,7 @@ func TestMetricsAgentLabelFromDecider(t *testing.T) {
 		{gptbot, "/robots.txt", unitDecisionLabels("_other", "enforce", "allow")},
 	} {
 		reg := prometheus.NewRegistry()
-		dec := decider.Decide(snap, enforce.Request{Target: tt.target, UserAgent: tt.ua, Now: time.Now()}, &enforce.Readings{})
+		dec := decider.Decide(snap, enforce.Query{Target: tt.target, UserAgent: tt.ua}, &enforce.Readings{})
 		unitCount(unitNewMetrics(t, reg), &dec, "enforce")
 		got := unitSeries(t, reg, unitDecisionsMetric)
 		if got[tt.want] != 1 || len(got) != 1 {

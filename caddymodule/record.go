@@ -29,7 +29,7 @@ func (h *Handler) record(r *http.Request, jd *enforce.Judgement, f *decisionFact
 		return
 	}
 	buf := fieldsPool.Get().(*[recordFields]zap.Field)
-	fields := jd.RecordContent().Fields(buf[:0])
+	fields := jd.Record.Fields(buf[:0])
 	c.Write(fields...)
 	// Only the fields written are cleared: the rest of the room is
 	// clear already, and clearing all of it took 0.6% of a loaded
@@ -49,16 +49,8 @@ var fieldsPool = sync.Pool{New: func() any { return new([recordFields]zap.Field)
 // recordServed writes the line of a robots.txt served to a client: the
 // evidence of what the client was told, which the audit ties to its later
 // requests.
-func (h *Handler) recordServed(jd *enforce.Judgement, tokens, credited []string, version string, status int) {
-	c := h.logger.Check(zapcore.InfoLevel, record.MsgServed)
-	if c == nil {
-		return
+func (h *Handler) recordServed(rec *record.Served) {
+	if c := h.logger.Check(zapcore.InfoLevel, record.MsgServed); c != nil {
+		c.Write(rec.Fields(make([]zap.Field, 0, 12))...)
 	}
-	req := jd.Request()
-	rec := record.Served{
-		Site: req.Site, Host: req.Host, Method: req.Method, URI: req.URI, UserAgent: req.UserAgent,
-		Agents: tokens, CreditedAgents: credited, ClientIP: req.ClientIP, RemoteIP: req.RemoteIP,
-		HTTPStatus: status, RobotsHash: version,
-	}
-	c.Write(rec.Fields(make([]zap.Field, 0, 12))...)
 }

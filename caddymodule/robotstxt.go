@@ -18,11 +18,10 @@ import (
 
 // serveRobotsTxt passes a client's request for /robots.txt on, untouched,
 // and notes which version the client was served, whole, for the
-// compliance of its later requests (enforce.Judgement.NoteServed). With
-// the upstream source, a version other than the one in force is a hint
-// that the file changed (robotstxt.Store.Hint): the handler fetches it again
-// with its own request, so that a crawler that has just read a new file
-// meets that file here, not the copy fetched before the change. The
+// compliance of its later requests (enforce.Judgement.NoteServed, which
+// also has the store fetch the file again when the site served a version
+// other than the one in force, so that a crawler that has just read a new
+// file meets that file here, not the copy fetched before the change). The
 // client gets exactly what it would get without the handler; its body is
 // only hashed on its way, up to the size limit, and counted.
 func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, jd *enforce.Judgement) error {
@@ -39,12 +38,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 	if err != nil || version == "" || !tee.whole(r) {
 		return err
 	}
-	site := jd.Request().Site
-	tokens, credited := jd.NoteServed(version, time.Now())
-	h.recordServed(jd, tokens, credited, version, tee.status)
-	if h.state.store != nil && h.Source.Kind == "upstream" && version != robotstxt.VersionUnavailable && site != "" {
-		h.state.store.Hint(site, version)
-	}
+	h.recordServed(jd.NoteServed(version, tee.status, time.Now()))
 	return nil
 }
 
@@ -53,8 +47,8 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 // query, no range, no condition, and no header that makes some origins
 // serve another path, whose 200 is the whole file as it is now.
 func plainRobotsRequest(r *http.Request) bool {
-	sent := originalRequest(r)
-	if sent.Method != http.MethodGet || sent.URL.RawQuery != "" || r.Method != http.MethodGet || r.URL.RawQuery != "" {
+	sent := sentRequest(r)
+	if sent.method != http.MethodGet || sent.url.RawQuery != "" || r.Method != http.MethodGet || r.URL.RawQuery != "" {
 		return false
 	}
 	for _, name := range [...]string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since",
@@ -178,8 +172,7 @@ func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request, jd *enfo
 		whole = false
 	}
 	if whole {
-		tokens, credited := jd.NoteServed(version, time.Now())
-		h.recordServed(jd, tokens, credited, version, rec.status)
+		h.recordServed(jd.NoteServed(version, rec.status, time.Now()))
 	}
 	return nil
 }

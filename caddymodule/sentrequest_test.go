@@ -10,10 +10,10 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// TestOriginalRequestRead holds originalRequest, which reads the request
-// Caddy keeps where the context holds it, to what a copy of it reads,
-// after a handler before this one rewrote the request.
-func TestOriginalRequestRead(t *testing.T) {
+// TestSentRequest checks that sentRequest reads the request line Caddy
+// keeps for a request as the client sent it, after a handler before this
+// one rewrote the request.
+func TestSentRequest(t *testing.T) {
 	w := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodPost, "/a%2Fb/c?q=1", nil)
 	r.RemoteAddr = "192.0.2.1:4711"
@@ -26,32 +26,32 @@ func TestOriginalRequestRead(t *testing.T) {
 	if !ok {
 		t.Fatal("Caddy kept no original request")
 	}
-	got := originalRequest(r)
-	if got == r {
-		t.Fatal("originalRequest returned the rewritten request")
+	want := asSent{http.MethodPost, "/a%2Fb/c?q=1", "192.0.2.1:4711", copied.URL}
+	if got := sentRequest(r); got != want {
+		t.Errorf("read %+v, want the request as sent, %+v", got, want)
 	}
-	if got.Method != copied.Method || got.RequestURI != copied.RequestURI || got.RemoteAddr != copied.RemoteAddr ||
-		got.URL.String() != copied.URL.String() || got.Host != copied.Host {
-		t.Errorf("read %s %s from %s (%s), the copy says %s %s from %s (%s)",
-			got.Method, got.RequestURI, got.RemoteAddr, got.URL, copied.Method, copied.RequestURI, copied.RemoteAddr, copied.URL)
+	if want.url.EscapedPath() != "/a%2Fb/c" || want.url.RawQuery != "q=1" {
+		t.Errorf("Caddy kept %s?%s, want the request as sent", want.url.EscapedPath(), want.url.RawQuery)
 	}
-	if got.Method != http.MethodPost || got.URL.EscapedPath() != "/a%2Fb/c" || got.URL.RawQuery != "q=1" || got.RemoteAddr != "192.0.2.1:4711" {
-		t.Errorf("read %s %s?%s from %s, want the request as sent", got.Method, got.URL.EscapedPath(), got.URL.RawQuery, got.RemoteAddr)
+	// A pointer to the request as sent is read as Caddy's own copy is.
+	pointer := r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, &copied))
+	if got := sentRequest(pointer); got != want {
+		t.Errorf("read %+v through a pointer, want %+v", got, want)
 	}
 
-	// Without an original request, or with something else under its
+	// Without an original request, or with one without a URL under its
 	// key, the request is its own original.
 	plain := httptest.NewRequest(http.MethodGet, "/x", nil)
-	if originalRequest(plain) != plain {
-		t.Error("a request without an original is not its own")
-	}
-	other := plain.WithContext(context.WithValue(plain.Context(), caddyhttp.OriginalRequestCtxKey, &http.Request{}))
-	if originalRequest(other) != other {
-		t.Error("a pointer under the original request's key was read as the original")
-	}
-	empty := plain.WithContext(context.WithValue(plain.Context(), caddyhttp.OriginalRequestCtxKey, http.Request{}))
-	if originalRequest(empty) != empty {
-		t.Error("an original request without a URL was read")
+	own := asSent{plain.Method, plain.RequestURI, plain.RemoteAddr, plain.URL}
+	for name, ctx := range map[string]context.Context{
+		"none":                  plain.Context(),
+		"a pointer without URL": context.WithValue(plain.Context(), caddyhttp.OriginalRequestCtxKey, &http.Request{}),
+		"a value without URL":   context.WithValue(plain.Context(), caddyhttp.OriginalRequestCtxKey, http.Request{}),
+		"something else":        context.WithValue(plain.Context(), caddyhttp.OriginalRequestCtxKey, "GET /"),
+	} {
+		if got := sentRequest(plain.WithContext(ctx)); got != own {
+			t.Errorf("%s: read %+v, want the request's own %+v", name, got, own)
+		}
 	}
 }
 
@@ -62,7 +62,7 @@ func TestJudgeRequestStartsClean(t *testing.T) {
 	h := newBenchHandler(t)
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	prepare := func(host string) *http.Request {
-		r := httptest.NewRequest(http.MethodGet, "/blog/post.html", nil)
+		r := httptest.NewRequest(http.MethodGet, "/private/page.html", nil) // denied: a record is due
 		r.Host = host
 		r.Header.Set("User-Agent", benchGPTBot)
 		r.RemoteAddr = "192.0.2.1:4711"
@@ -71,12 +71,15 @@ func TestJudgeRequestStartsClean(t *testing.T) {
 	withSite, without := prepare("example.com"), prepare("")
 	for range 20 {
 		jd := h.judgeRequest(withSite, benchGPTBot, next)
-		if jd.Request().Site == "" {
+		if jd.Record == nil || jd.Record.Site == "" {
 			t.Fatal("a request for example.com was judged without its site")
 		}
 		jd.Release()
 		jd = h.judgeRequest(without, benchGPTBot, next)
-		if site := jd.Request().Site; site != "" {
+		if jd.Record == nil {
+			t.Fatal("no record for a denied request without a Host")
+		}
+		if site := jd.Record.Site; site != "" {
 			t.Fatalf("a request without a Host was judged for site %q, the previous request's", site)
 		}
 		jd.Release()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"unsafe"
+	"net/url"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -43,29 +43,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // judgeRequest gathers what the core needs to know of r, as the client
-// sent it, into a judgement's request, and judges it; ua is r's
-// User-Agent. It is a function of its own, too large for the compiler to
-// inline, so that what it reads is not on ServeHTTP's stack while the
-// rest of the route runs.
+// sent it, and judges it; ua is r's User-Agent.
 func (h *Handler) judgeRequest(r *http.Request, ua string, next caddyhttp.Handler) *enforce.Judgement {
-	jd := h.judge.NewJudgement()
-	sent := originalRequest(r)
-	target, readable := enforce.TargetOf(sent.Method, sent.URL, sent.RequestURI)
-	// Field by field: a composite literal would be built on the stack
-	// first, and copied.
-	req := jd.Request()
-	*req = enforce.Request{}
-	req.Target, req.Unreadable = target, !readable
-	req.UserAgent, req.ClientIP, req.RemoteIP = ua, clientIP(r), remoteIP(sent.RemoteAddr)
-	req.Host, req.Method, req.URI = r.Host, sent.Method, sent.RequestURI
-	req.Header, req.HTTP = r.Header, r
-	if sent.URL.Path != r.URL.Path {
-		h.warnRewritten(sent.URL.Path, r.URL.Path)
+	sent := sentRequest(r)
+	if sent.url.Path != r.URL.Path {
+		h.warnRewritten(sent.url.Path, r.URL.Path)
+	}
+	req := enforce.Request{
+		Method: sent.method, URL: sent.url, URI: sent.requestURI,
+		Host: r.Host, UserAgent: ua, ClientIP: clientIP(r), RemoteIP: remoteIP(sent.remoteAddr),
+		Header: r.Header, HTTP: r,
 	}
 	if sr, ok := h.sites.site(r, next); ok {
 		req.Site, req.Via = sr.key, sr.fetcher
 	}
-	return h.judge.JudgeIn(r.Context(), jd)
+	return h.judge.Judge(r.Context(), &req)
 }
 
 // isInternalFetch reports whether r, whose User-Agent is ua, is the
@@ -88,26 +80,30 @@ func (h *Handler) warnRewritten(sent, now string) {
 	}
 }
 
-// originalRequest returns the request r was as the client sent it, before
+// asSent is the request line of a request as the client sent it.
+type asSent struct {
+	method, requestURI, remoteAddr string
+	url                            *url.URL
+}
+
+// sentRequest returns the request line of r as the client sent it, before
 // any rewrite, which Caddy keeps for r (its method, URL and remote
 // address; not its headers, which the handler reads before the
-// directives that change them), or r itself when there is none.
-//
-// Caddy keeps the request by value: a type assertion would copy its 250
-// octets on every request, so the request is read where the context holds
-// it. An interface holding a struct points to the struct (its second
-// word), which is never written after Caddy stores it.
-// TestOriginalRequestRead holds the reading to the copy's.
-func originalRequest(r *http.Request) *http.Request {
-	v := r.Context().Value(caddyhttp.OriginalRequestCtxKey)
-	if _, ok := v.(http.Request); !ok {
-		return r
+// directives that change them), or r's own when there is none. Caddy
+// keeps the request by value; a pointer is read too, so that a Caddy that
+// kept one would not have the rewritten request judged.
+func sentRequest(r *http.Request) asSent {
+	switch orig := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(type) {
+	case http.Request:
+		if orig.URL != nil {
+			return asSent{orig.Method, orig.RequestURI, orig.RemoteAddr, orig.URL}
+		}
+	case *http.Request:
+		if orig != nil && orig.URL != nil {
+			return asSent{orig.Method, orig.RequestURI, orig.RemoteAddr, orig.URL}
+		}
 	}
-	orig := (*http.Request)((*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1])
-	if orig.URL == nil {
-		return r
-	}
-	return orig
+	return asSent{r.Method, r.RequestURI, r.RemoteAddr, r.URL}
 }
 
 // deny answers a denied request: with the body option's text; with an
@@ -150,7 +146,7 @@ func (h *Handler) publish(r *http.Request, jd *enforce.Judgement) {
 			repl.Map(f.provider)
 		}
 		f.counter.Inc()
-		if jd.Record {
+		if jd.Record != nil {
 			h.record(r, jd, f)
 		}
 	}

@@ -119,11 +119,10 @@ type checkOptions struct {
 	escalated enforce.EscalationMode
 }
 
-// checkTarget is a target as given, and as the handler would judge it.
+// checkTarget is a target as given, and as Go's server reads it.
 type checkTarget struct {
-	given      string
-	target     string // see enforce.TargetOf
-	unreadable bool
+	given string
+	url   *url.URL
 }
 
 // readCheckOptions reads and checks the flags and arguments of check.
@@ -224,9 +223,9 @@ func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format strin
 }
 
 // readCheckTarget reads a target as Go's server reads a request target
-// (url.ParseRequestURI), then takes from it what the handler judges
-// (enforce.TargetOf), so that check and the handler cannot read one spelling two
-// ways.
+// (url.ParseRequestURI), which the judgement then reads as the handler's
+// does (enforce.TargetOf), so that check and the handler cannot read one
+// spelling two ways.
 func readCheckTarget(t string) (checkTarget, error) {
 	ct := checkTarget{given: t}
 	if !strings.HasPrefix(t, "/") && !isRobotsURL(t) && t != "*" {
@@ -236,9 +235,7 @@ func readCheckTarget(t string) (checkTarget, error) {
 	if err != nil {
 		return ct, fmt.Errorf("target %q: the server would refuse it (400 Bad Request): %w", t, errors.Unwrap(err))
 	}
-	var readable bool
-	ct.target, readable = enforce.TargetOf(http.MethodGet, u, t)
-	ct.unreadable = !readable
+	ct.url = u
 	return ct, nil
 }
 
@@ -260,7 +257,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	defer cancel()
 	classifier := agent.NewClassifier(agent.ClassifierCacheSize)
 	cfg := enforce.JudgeConfig{Policy: o.policy, Classifier: classifier, Source: src, FixedKey: key,
-		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true,
+		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true, RecordAll: true,
 		Undeclared: o.verify.Undeclared == "bind"}
 	if o.escalated != enforce.EscalateOff {
 		cfg.Escalation, cfg.Violators = o.escalated, escalatedClient(o)
@@ -284,8 +281,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	var pending []string
 	now := time.Now()
 	for _, t := range o.targets {
-		req := enforce.Request{Target: t.target, Unreadable: t.unreadable, UserAgent: o.userAgent,
-			Method: http.MethodGet, URI: t.given, Now: now}
+		req := enforce.Request{Method: http.MethodGet, URL: t.url, URI: t.given, UserAgent: o.userAgent, Now: now}
 		if o.ip.IsValid() {
 			req.ClientIP = o.ip.String()
 			id.last = nil
@@ -293,7 +289,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 		jd := judge.Judge(ctx, &req)
 		r := newCheckResult(t.given, jd)
 		if id != nil {
-			r.addIdentity(o.ip, id.last, o.verify.Forged, jd.Request().Forged != "")
+			r.addIdentity(o.ip, id.last, o.verify.Forged, jd.Unproven != "")
 		}
 		if jd.Identity.Outcome == verify.Pending {
 			pending = append(pending, t.given)

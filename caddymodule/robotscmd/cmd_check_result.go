@@ -36,9 +36,8 @@ func newCheckResult(target string, jd *enforce.Judgement) checkResult {
 	if jd.Reading != enforce.RewriteHeader {
 		r.dec.Path = string([]byte(jd.Path))
 	}
-	jd.FillRecord(&r.rec)
+	r.rec = *jd.Record
 	r.rec.JudgedVersions = slices.Clone(r.rec.JudgedVersions) // the judgement's memory goes back to its pool
-	r.rec.UserAgent = jd.Request().UserAgent                  // whole: check prints what it was given
 	r.rec.RobotsFetchedAt = time.Time{}                       // when check read it: says nothing of the file
 	// --escalated's times, not a crawler's.
 	r.rec.EscalatedSince, r.rec.EscalatedUntil = time.Time{}, time.Time{}

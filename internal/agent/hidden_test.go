@@ -68,7 +68,7 @@ func TestHiddenToken(t *testing.T) {
 					t.Errorf("%s: Classify(%q) = %+v, want catalogue GPTBot", name, ua, got)
 				}
 				var rd enforce.Readings
-				if dec := d.Decide(snap, enforce.Request{Target: "/x", UserAgent: ua}, &rd); dec.Allowed || dec.Reason != enforce.ReasonNamedGroup || dec.Token != "GPTBot" {
+				if dec := d.Decide(snap, enforce.Query{Target: "/x", UserAgent: ua}, &rd); dec.Allowed || dec.Reason != enforce.ReasonNamedGroup || dec.Token != "GPTBot" {
 					t.Errorf("%s: Decide(%q, /x) = %v %v %q, want deny named_group GPTBot", name, ua, dec.Allowed, dec.Reason, dec.Token)
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/testua"
@@ -45,10 +44,10 @@ func BenchmarkDecision(b *testing.B) {
 		}
 		snap := src.Snapshot(b.Context(), "example.com")
 		d := NewDecider(Policy{}, nil)
-		var reqs []Request
+		var reqs []Query
 		for _, ua := range benchUserAgents {
 			for _, target := range benchTargets {
-				reqs = append(reqs, Request{Target: target, UserAgent: ua, Now: time.Now()})
+				reqs = append(reqs, Query{Target: target, UserAgent: ua})
 			}
 		}
 		var rd Readings

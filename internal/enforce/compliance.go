@@ -71,31 +71,27 @@ type Evidence struct {
 	// newest first, and Link how it was tied to them.
 	Served []ServedVersion
 	Link   ServedLink
+}
 
-	// Room for Versions, Served and the versions in force, so that the
-	// evidence of a denial, kept in a pooled Judgement, allocates nothing.
+// evidenceRooms are the rooms an Evidence's lists are gathered in, so that
+// the evidence of a denial, kept with a pooled Judgement, allocates
+// nothing. Only the lengths of Evidence's lists say which slots are in
+// use: slots past them hold what an earlier judgement left, never read.
+type evidenceRooms struct {
 	names   [robotstxt.MaxVersions + MaxServedVersions]string
 	served  [MaxServedVersions]ServedVersion
 	inForce [robotstxt.MaxVersions]*robotstxt.Snapshot
 }
 
-// reset makes ev the zero Evidence but for its rooms, which only the
-// lengths of Versions and Served say are in use: clearing them would cost
-// a request a write barrier per slot while the collector runs.
-func (ev *Evidence) reset() {
-	ev.Compliance, ev.Versions, ev.Assessed, ev.RFC9309Allowed, ev.GoogleAllowed = ComplianceAllowed, nil, false, false, false
-	ev.Served, ev.Link = nil, LinkNone
-}
-
 // assess judges a decision for its record (see Compliance): dec was made
-// on req, whose Target is the request as sent, and served are the
+// on q, whose Target is the request as sent, and served are the
 // versions the crawler was served within GraceWindow before now, newest
 // first. A served version this snapshot no longer knows (the site
 // published more than MaxVersions in a day, or served this client a
 // variant the handler never fetched) is given the benefit of the doubt,
 // as a version that allows. It allocates; it runs for denials, and for
 // allowed requests only when they are recorded.
-func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []string, now time.Time) {
+func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Query, listed []string, now time.Time) {
 	switch {
 	case dec.Allowed:
 		ev.Compliance = ComplianceAllowed
@@ -108,14 +104,14 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 	// its record costs 3 allocations (caddymodule's TestHandlerAllocs),
 	// and a copy would add one.
 	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
-	target, _ := splitTarget(req.Target) // as sent, origin-form
+	target, _ := splitTarget(q.Target) // as sent, origin-form
 	if strings.HasPrefix(target, "?") {
 		target = "/" + target // "http://host?q": an empty path reads as "/"
 	}
-	h := d.readHeader(req.UserAgent)
+	h := d.readHeader(q.UserAgent)
 	bound := d.policy.Wildcard.Binds(h.class.Class)
 	judge := func(v *robotstxt.Snapshot) {
-		rfc, google := d.allowsAsSent(v, &h.tokens, req.Forged, bound, target, path)
+		rfc, google := d.allowsAsSent(v, &h.tokens, q.Forged, bound, target, path)
 		if listed != nil { // an undeclared crawler: judged as the crawlers its address proves
 			rfc, google = d.allowsListed(v, listed, target, path)
 		}
@@ -124,7 +120,7 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 	}
 	ev.Assessed = true
 	if ev.Versions == nil {
-		ev.Versions = ev.names[:0]
+		ev.Versions = rooms.names[:0]
 	}
 	if len(ev.Served) > 0 {
 		for _, sv := range ev.Served {
@@ -142,7 +138,7 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 			}
 		}
 	} else {
-		inForce := dec.Snapshot.AppendVersionsAt(ev.inForce[:0], now)
+		inForce := dec.Snapshot.AppendVersionsAt(rooms.inForce[:0], now)
 		defer clear(inForce) // holds no version past the request
 		for _, v := range inForce {
 			if name := v.VersionName(); !slices.Contains(ev.Versions, name) {

@@ -1,63 +1,13 @@
 package enforce
 
 import (
-	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
-
-// Request holds what the handler knows of a request: what a decision
-// needs (Target, Unreadable, UserAgent), and what the judgement adds to it
-// (the site, the client, the headers that can redirect the origin or sign
-// the request) and writes in its record. The handler reads it from the
-// request as the client sent it, before any rewrite.
-type Request struct {
-	// Target is the request target as the server parsed it from what the
-	// client sent: the escaped path and raw query of the original request
-	// (for Go's server, its URL's EscapedPath and RawQuery), never a path
-	// already decoded or rewritten by earlier handlers, and never a re-parse
-	// of the raw request line that could read it otherwise than the server
-	// and the handlers after this one do.
-	Target string
-	// Unreadable says the server parsed the target into no path the
-	// decision can judge the way the handlers after it will read it (an
-	// opaque URL such as "x:private", say). The decision then fails
-	// closed: disallowed for every client the rules bind.
-	Unreadable bool
-	// UserAgent is the User-Agent header; "" when missing.
-	UserAgent string
-	// Forged, when not empty, is a product token the client claimed and
-	// failed to prove (see package verify): the groups it names do not
-	// bind the client, which is judged as if its header did not name it.
-	// The judgement sets it; callers of Judge leave it empty.
-	Forged string
-
-	// Site is the origin whose robots.txt applies (see SiteKey); "" when
-	// the request names none, which a Store refuses (RefusalInvalidHost).
-	Site string
-	// Via is what a Store fetches the site's robots.txt with (see
-	// Store.SnapshotWith); nil for other sources.
-	Via robotstxt.Fetcher
-	// ClientIP is the client's address, as the server resolved it behind
-	// trusted proxies; RemoteIP the connection's peer.
-	ClientIP, RemoteIP string
-	// Host, Method and URI are the request's, as sent, for its record.
-	Host, Method, URI string
-	// Header holds the request's header fields: those that make some
-	// origins serve another path (X-Original-URL, X-Rewrite-URL,
-	// X-Forwarded-Prefix) are judged too. HTTP is the request itself, read
-	// only by Identity (signatures); either may be nil.
-	Header http.Header
-	HTTP   *http.Request
-	// Now is when the request arrived; the zero value means the current
-	// time, read only when evidence needs it.
-	Now time.Time
-}
 
 // Policy holds what an operator decides beyond robots.txt.
 type Policy struct {
@@ -173,36 +123,36 @@ func (d *Decider) readUncached(ua string) *readHeader {
 	return h
 }
 
-// Decide decides req against snap. rd is scratch space the caller keeps;
-// the Decision's Path points into it (or into req.Target). Decide is a pure
+// Decide decides q against snap. rd is scratch space the caller keeps;
+// the Decision's Path points into it (or into q.Target). Decide is a pure
 // function of the snapshot, the request and the policy (the classifier
 // only caches); it logs nothing. For a warm classifier cache and targets
 // and headers of ordinary size it does not allocate.
-func (d *Decider) Decide(snap *robotstxt.Snapshot, req Request, rd *Readings) Decision {
+func (d *Decider) Decide(snap *robotstxt.Snapshot, q Query, rd *Readings) Decision {
 	var dec Decision
-	d.DecideInto(&dec, snap, &req, rd)
+	d.DecideInto(&dec, snap, &q, rd)
 	return dec
 }
 
 // DecideInto is Decide leaving the Decision in dec, which it overwrites,
 // rather than returning it: for the request path, where a Decision
 // returned by value would take room on the stack twice more.
-func (d *Decider) DecideInto(dec *Decision, snap *robotstxt.Snapshot, req *Request, rd *Readings) {
+func (d *Decider) DecideInto(dec *Decision, snap *robotstxt.Snapshot, q *Query, rd *Readings) {
 	*dec = Decision{}
-	d.decide(snap, req, rd, dec)
+	d.decide(snap, q, rd, dec)
 }
 
-// decide fills dec, a zero Decision, with the decision on req.
-func (d *Decider) decide(snap *robotstxt.Snapshot, req *Request, rd *Readings, dec *Decision) {
-	built := !req.Unreadable && rd.Build(req.Target)
-	d.decideBuilt(snap, req, dec, rd, built)
+// decide fills dec, a zero Decision, with the decision on q.
+func (d *Decider) decide(snap *robotstxt.Snapshot, q *Query, rd *Readings, dec *Decision) {
+	built := !q.Unreadable && rd.Build(q.Target)
+	d.decideBuilt(snap, q, dec, rd, built)
 }
 
-// decideBuilt is decide for readings already built from req's target:
+// decideBuilt is decide for readings already built from q's target:
 // built reports that Build succeeded.
-func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, req *Request, dec *Decision, rd *Readings, built bool) {
+func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, q *Query, dec *Decision, rd *Readings, built bool) {
 	dec.Allowed, dec.Snapshot = true, snap
-	if !req.Unreadable {
+	if !q.Unreadable {
 		if !built {
 			dec.Reason = ReasonNoPath
 			return
@@ -216,7 +166,7 @@ func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, req *Request, dec *Decis
 			rd.Fold()
 		}
 	}
-	h := d.readHeader(req.UserAgent)
+	h := d.readHeader(q.UserAgent)
 	toks := &h.tokens
 	dec.Classification = h.class
 	if tok, ok := d.allowListed(toks); ok {
@@ -237,12 +187,12 @@ func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, req *Request, dec *Decis
 		}
 		return
 	}
-	if req.Unreadable {
-		d.decideUnreadable(snap, toks, req.Forged, bound, dec)
+	if q.Unreadable {
+		d.decideUnreadable(snap, toks, q.Forged, bound, dec)
 		return
 	}
 
-	m := d.chooseFor(snap, h, req.Forged)
+	m := d.chooseFor(snap, h, q.Forged)
 	if m.Named() {
 		// Any group that names the client and allows the request lets it
 		// pass (see Match): the decision names that group, or, when all

@@ -94,7 +94,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, c := range cases {
 		var rd Readings
-		dec := c.d.Decide(snap, Request{Target: c.target, UserAgent: c.ua, Now: time.Now()}, &rd)
+		dec := c.d.Decide(snap, Query{Target: c.target, UserAgent: c.ua}, &rd)
 		if dec.Allowed != c.allowed || dec.Reason != c.reason || dec.Verdict.Rule.Line != c.rule ||
 			dec.Reading != c.reading || c.token != "" && dec.Token != c.token {
 			t.Errorf("%s: Decide(%q, %q) = allowed %v, %v, token %q, rule line %d, reading %v; want %v, %v, %q, %d, %v",
@@ -123,7 +123,7 @@ func TestDecideTwoGroupsBothDeny(t *testing.T) {
 		{"/page", true, "ExampleBot", 0},
 	} {
 		var rd Readings
-		dec := d.Decide(snap, Request{Target: c.target, UserAgent: ua}, &rd)
+		dec := d.Decide(snap, Query{Target: c.target, UserAgent: ua}, &rd)
 		if dec.Allowed != c.allowed || dec.Token != c.token || dec.Verdict.Rule.Line != c.line {
 			t.Errorf("Decide(%s) = %v by %q line %d; want %v by %q line %d", c.target, dec.Allowed, dec.Token, dec.Verdict.Rule.Line, c.allowed, c.token, c.line)
 		}
@@ -148,7 +148,7 @@ func TestDecideForged(t *testing.T) {
 		{"GPTBot", true, ReasonNamedGroup, "Googlebot"}, // a token the header does not name changes nothing
 	} {
 		var rd Readings
-		dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: testua.Googlebot, Forged: c.forged}, &rd)
+		dec := d.Decide(snap, Query{Target: "/private/x", UserAgent: testua.Googlebot, Forged: c.forged}, &rd)
 		if dec.Allowed != c.allowed || dec.Reason != c.reason || dec.Token != c.token {
 			t.Errorf("Decide(forged %q) = %v, %v, %q; want %v, %v, %q", c.forged, dec.Allowed, dec.Reason, dec.Token, c.allowed, c.reason, c.token)
 		}
@@ -174,13 +174,13 @@ func TestDecideWithoutFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		var rd Readings
-		dec := d.Decide(c.snap, Request{Target: "/x", UserAgent: c.ua}, &rd)
+		dec := d.Decide(c.snap, Query{Target: "/x", UserAgent: c.ua}, &rd)
 		if dec.Allowed != c.allowed || dec.Reason != c.reason {
 			t.Errorf("Decide(%v, %q) = %v, %v; want %v, %v", c.snap.Access, c.ua, dec.Allowed, dec.Reason, c.allowed, c.reason)
 		}
 	}
 	var rd Readings
-	if dec := d.Decide(unreachable, Request{Target: "/robots.txt", UserAgent: testua.GPTBot}, &rd); !dec.Allowed {
+	if dec := d.Decide(unreachable, Query{Target: "/robots.txt", UserAgent: testua.GPTBot}, &rd); !dec.Allowed {
 		t.Errorf("Decide(unreachable, /robots.txt) denied: %+v", dec)
 	}
 }
@@ -194,21 +194,21 @@ func TestDecideFailsClosed(t *testing.T) {
 	cases := []struct {
 		name    string
 		snap    *robotstxt.Snapshot
-		req     Request
+		req     Query
 		allowed bool
 		reason  Reason
 	}{
-		{"unreadable, named", snap, Request{Unreadable: true, UserAgent: testua.GPTBot}, false, ReasonUnreadableTarget},
-		{"unreadable, *", snap, Request{Unreadable: true, UserAgent: uaFooCrawler}, false, ReasonUnreadableTarget},
-		{"unreadable, browser", snap, Request{Unreadable: true, UserAgent: testua.Chrome}, true, ReasonNotAutomated},
-		{"unreadable, a group that disallows nothing", snap, Request{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
-		{"unreadable, no rules", &robotstxt.Snapshot{Access: robotstxt.AccessUnavailable}, Request{Unreadable: true, UserAgent: testua.GPTBot}, true, ReasonUnavailable},
+		{"unreadable, named", snap, Query{Unreadable: true, UserAgent: testua.GPTBot}, false, ReasonUnreadableTarget},
+		{"unreadable, *", snap, Query{Unreadable: true, UserAgent: uaFooCrawler}, false, ReasonUnreadableTarget},
+		{"unreadable, browser", snap, Query{Unreadable: true, UserAgent: testua.Chrome}, true, ReasonNotAutomated},
+		{"unreadable, a group that disallows nothing", snap, Query{Unreadable: true, UserAgent: "FriendlyBot/1.0"}, true, ReasonNamedGroup},
+		{"unreadable, no rules", &robotstxt.Snapshot{Access: robotstxt.AccessUnavailable}, Query{Unreadable: true, UserAgent: testua.GPTBot}, true, ReasonUnavailable},
 		{"host budget", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
-			Request{Target: "/x", UserAgent: testua.GPTBot}, false, ReasonHostBudget},
+			Query{Target: "/x", UserAgent: testua.GPTBot}, false, ReasonHostBudget},
 		{"invalid host", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalInvalidHost},
-			Request{Target: "/x", UserAgent: uaFooCrawler}, false, ReasonInvalidHost},
+			Query{Target: "/x", UserAgent: uaFooCrawler}, false, ReasonInvalidHost},
 		{"refused, browser", &robotstxt.Snapshot{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
-			Request{Target: "/x", UserAgent: testua.Chrome}, true, ReasonNotAutomated},
+			Query{Target: "/x", UserAgent: testua.Chrome}, true, ReasonNotAutomated},
 	}
 	for _, c := range cases {
 		var rd Readings
@@ -219,11 +219,11 @@ func TestDecideFailsClosed(t *testing.T) {
 	}
 }
 
-// assessed returns the evidence of dec, made on req, for a crawler served
+// assessed returns the evidence of dec, made on q, for a crawler served
 // served.
-func assessed(d *Decider, dec *Decision, req *Request, served []ServedVersion, now time.Time) Evidence {
+func assessed(d *Decider, dec *Decision, q *Query, served []ServedVersion, now time.Time) Evidence {
 	ev := Evidence{Served: served}
-	d.assess(&ev, dec, req, nil, now)
+	d.assess(&ev, new(evidenceRooms), dec, q, nil, now)
 	return ev
 }
 
@@ -272,7 +272,7 @@ func TestAssess(t *testing.T) {
 	}
 	for _, c := range cases {
 		var rd Readings
-		req := Request{Target: c.target, UserAgent: testua.GPTBot}
+		req := Query{Target: c.target, UserAgent: testua.GPTBot}
 		dec := d.Decide(v3, req, &rd)
 		ev := assessed(d, &dec, &req, c.served, t0.Add(2*time.Minute+c.at))
 		if ev.Compliance != c.want || len(ev.Versions) != c.versions {
@@ -285,7 +285,7 @@ func TestAssess(t *testing.T) {
 		{Access: robotstxt.AccessUnreachable, DisallowAll: true, Refusal: robotstxt.RefusalHostBudget},
 	} {
 		var rd Readings
-		req := Request{Target: "/x", UserAgent: testua.GPTBot}
+		req := Query{Target: "/x", UserAgent: testua.GPTBot}
 		dec := d.Decide(snap, req, &rd)
 		if ev := assessed(d, &dec, &req, nil, t0); dec.Allowed || ev.Compliance != ComplianceProtective {
 			t.Errorf("%v: allowed %v, %v; want a protective denial", dec.Reason, dec.Allowed, ev.Compliance)
@@ -303,11 +303,11 @@ func TestDecideHeaderCache(t *testing.T) {
 	for _, ua := range []string{testua.GPTBot, testua.Chrome, uaCurl, "", long} {
 		for _, target := range []string{"/private/x", "/a", "/public"} {
 			var rd Readings
-			fresh := NewDecider(Policy{}, nil).Decide(snap, Request{Target: target, UserAgent: ua}, &rd)
+			fresh := NewDecider(Policy{}, nil).Decide(snap, Query{Target: target, UserAgent: ua}, &rd)
 			for round := range 3 {
 				// A header built anew each time, as each request brings its own.
 				header := string([]byte(ua))
-				got := d.Decide(snap, Request{Target: target, UserAgent: header}, &rd)
+				got := d.Decide(snap, Query{Target: target, UserAgent: header}, &rd)
 				if got.Allowed != fresh.Allowed || got.Reason != fresh.Reason || got.Token != fresh.Token ||
 					got.Classification.Automation != fresh.Classification.Automation {
 					t.Errorf("round %d: Decide(%.40q, %q) = %v %v %q, fresh decider says %v %v %q",
@@ -339,7 +339,7 @@ func TestDecideConcurrent(t *testing.T) {
 			var rd Readings
 			for i := range 300 {
 				ua := fmt.Sprintf("%s (variant %d)", testua.GPTBot, (g*300+i)%40)
-				if dec := d.Decide(snap, Request{Target: "/private/x", UserAgent: ua}, &rd); dec.Allowed || dec.Token != "GPTBot" {
+				if dec := d.Decide(snap, Query{Target: "/private/x", UserAgent: ua}, &rd); dec.Allowed || dec.Token != "GPTBot" {
 					t.Errorf("Decide(%q) = %v %q, want denied for GPTBot", ua, dec.Allowed, dec.Token)
 					return
 				}

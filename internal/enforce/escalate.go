@@ -1,8 +1,6 @@
 package enforce
 
 import (
-	"time"
-
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
@@ -16,12 +14,12 @@ import (
 // protective denials never escalate.
 
 // escalation applies the escalation in force for jd's crawler, if any.
-func (j *Judge) escalation(jd *Judgement, req *Request) {
+func (j *Judge) escalation(jd *Judgement) {
 	if j.cfg.Violators.Len() == 0 {
 		return // the common case: one atomic load
 	}
 	verified := jd.Identity.Outcome == verify.Verified
-	e := j.cfg.Violators.Lookup(req.Site, jd.Token, req.ClientIP, verified, j.now(req))
+	e := j.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.req.ClientIP, verified, jd.clock())
 	if e == nil {
 		return
 	}
@@ -35,7 +33,7 @@ func (j *Judge) escalation(jd *Judgement, req *Request) {
 
 // escalate begins an escalation for jd's crawler when its request is a
 // violation and none is in force.
-func (j *Judge) escalate(jd *Judgement, req *Request) {
+func (j *Judge) escalate(jd *Judgement) {
 	if j.cfg.Escalation == EscalateOff || jd.Escalation != nil || jd.Evidence.Compliance != ComplianceViolation {
 		return
 	}
@@ -44,14 +42,7 @@ func (j *Judge) escalate(jd *Judgement, req *Request) {
 		d = DefaultEscalation
 	}
 	verified := jd.Identity.Outcome == verify.Verified
-	jd.Escalated = j.cfg.Violators.Begin(req.Site, jd.Token, req.ClientIP, verified, j.now(req), d,
+	req := &jd.req
+	jd.Escalated = j.cfg.Violators.Begin(req.Site, jd.Token, req.ClientIP, verified, jd.clock(), d,
 		Escalation{Site: req.Site, URI: req.URI, Versions: jd.Evidence.Versions})
-}
-
-// now returns when req arrived, reading the clock once per request.
-func (j *Judge) now(req *Request) time.Time {
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
-	return req.Now
 }

@@ -3,7 +3,6 @@ package enforce
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
@@ -26,7 +25,7 @@ func FuzzDecision(f *testing.F) {
 		}
 		snap := src.Snapshot(t.Context(), "example.com")
 		d := NewDecider(Policy{}, agent.NewClassifier(16))
-		req := Request{Target: target, UserAgent: ua, Now: time.Now()}
+		req := Query{Target: target, UserAgent: ua}
 		var rd Readings
 		first := d.Decide(snap, req, &rd)
 		firstPath := strings.Clone(first.Path)

@@ -81,15 +81,16 @@ type IdentityPolicy struct {
 // clients the "*" group does not bind, are never looked up.
 func claimed(dec *Decision) bool { return dec.Token != "" && dec.Bound }
 
-// identify verifies the claim behind jd's decision, made on req, and
-// applies the policy: the decision is made again without the token a
-// forged (or, by policy, pending) claim could not prove.
-func (j *Judge) identify(jd *Judgement, req *Request, dec *Decision, rd *Readings) {
+// identify verifies the claim behind dec, made on q, and applies the
+// policy: the decision is made again without the token a forged (or, by
+// policy, pending) claim could not prove, which q then names as Forged
+// and jd as Unproven.
+func (j *Judge) identify(jd *Judgement, q *Query, dec *Decision, rd *Readings) {
 	if j.cfg.Identity == nil || !claimed(dec) || jd.Identity.Outcome != verify.None {
 		return
 	}
-	addr, _ := netip.ParseAddr(req.ClientIP)
-	res := j.cfg.Identity.Verify(dec.Token, addr, req.HTTP)
+	addr, _ := netip.ParseAddr(jd.req.ClientIP)
+	res := j.cfg.Identity.Verify(dec.Token, addr, jd.req.HTTP)
 	jd.Identity = res
 	forged := res.Outcome == verify.Forged
 	p := j.cfg.IdentityPolicy
@@ -100,8 +101,8 @@ func (j *Judge) identify(jd *Judgement, req *Request, dec *Decision, rd *Reading
 	case (forged || res.Outcome == verify.Unconfirmed || res.Outcome == verify.Pending && p.PendingWildcard) && dec.Named:
 		// Judged as the crawler it still says it is, without the token
 		// it could not prove.
-		req.Forged = dec.Token
-		j.decider.DecideInto(dec, dec.Snapshot, req, rd)
+		q.Forged, jd.Unproven = dec.Token, dec.Token
+		j.decider.DecideInto(dec, dec.Snapshot, q, rd)
 	}
 }
 

@@ -47,6 +47,9 @@ type JudgeConfig struct {
 	Violators     *Violators
 	Escalation    EscalationMode
 	EscalationFor time.Duration
+	// RecordAll gives every judgement its record, not only those a
+	// compliance record is due for: "caddy robots check" prints each.
+	RecordAll bool
 }
 
 // A Judge makes the whole judgement of a request, in one call: which
@@ -72,27 +75,32 @@ func NewJudge(cfg JudgeConfig) *Judge {
 	if cfg.Enforce {
 		j.mode = "enforce"
 	}
-	j.pool.New = func() any { return new(Judgement) }
+	j.pool.New = func() any { return &Judgement{scratch: new(scratch)} }
 	return j
 }
 
 // A Judgement is the whole outcome of one request. It owns the memory the
-// judgement worked in (the decision's Path points into it): call Release
-// when done with it, and keep nothing of it after.
+// judgement worked in (the decision's Path and the record's lists point
+// into it): call Release when done with it, and keep nothing of it after.
 type Judgement struct {
 	// Decision is the verdict, with why: the reason, the client's class,
 	// the group, the deciding rule, the reading of the path, the
 	// robots.txt version, after identity (a forged claim is judged without
 	// its token) and the rewrite headers.
 	Decision
-	// Identity is the outcome of the client's claim, when one was checked.
+	// Identity is the outcome of the client's claim, when one was checked;
+	// Unproven is the product token it claimed and could not prove, which
+	// the decision was made without (see IdentityPolicy), "" when none.
 	Identity verify.Result
+	Unproven string
 	// Usage is the usage preference of an allowed request's response.
 	Usage rules.Usage
-	// Record says a compliance record is due (a denial, or an allowed
-	// request under LogAllowed, of a client the rules bind); Evidence is
-	// then what it was judged against.
-	Record   bool
+	// Record is the compliance record of the judgement, ready to write
+	// (package record has its schema), when one is due: a denial, or an
+	// allowed request under LogAllowed, of a client the rules bind (every
+	// judgement under RecordAll); nil otherwise. Evidence is what a due
+	// record was judged against.
+	Record   *record.Decision
 	Evidence Evidence
 	// Deny says the request is to be refused: enforce mode, or an
 	// escalated crawler.
@@ -105,85 +113,97 @@ type Judgement struct {
 	// passes: see NoteServed.
 	RobotsTxt bool
 
-	req     Request
-	judge   *Judge
-	rd, alt Readings
-	rec     record.Decision // see RecordContent
+	judge *Judge
+	req   Request
+	// q is what the decision read of req: its target, its User-Agent and
+	// the claim it could not prove.
+	q Query
+	// now is when req arrived, read once (see clock).
+	now time.Time
 	// listed are the tokens an undeclared crawler's address proves, and
-	// built whether rd holds the target's readings.
+	// built whether the scratch's rd holds the target's readings.
 	listed []string
 	built  bool
+	// scratch is the memory the judgement works in, kept across the
+	// judgements a pooled Judgement makes: everything else is made anew
+	// for each.
+	scratch *scratch
+}
+
+// scratch is the room a Judgement works in: large (a Readings holds a few
+// kilobytes of buffers), and overwritten before it is read, so it is kept
+// from one judgement to the next rather than cleared.
+type scratch struct {
+	rd, alt Readings
+	ev      evidenceRooms
+	rec     record.Decision
 }
 
 // Judge judges req. ctx bounds the first fetch of a site's robots.txt,
 // which the judgement waits for. The Judgement is the caller's until it
-// calls Release; req is not kept.
+// calls Release; req is not kept, and not written.
 func (j *Judge) Judge(ctx context.Context, req *Request) *Judgement {
-	jd := j.NewJudgement()
-	jd.req = *req
-	return j.JudgeIn(ctx, jd)
-}
-
-// NewJudgement returns a Judgement whose Request (see Judgement.Request)
-// the caller writes, then judges with JudgeIn: the request is gathered
-// where it is judged, not on the caller's stack and then copied.
-func (j *Judge) NewJudgement() *Judgement {
 	jd := j.pool.Get().(*Judgement)
-	jd.judge = j
+	*jd = Judgement{judge: j, req: *req, scratch: jd.scratch}
+	j.judge(ctx, jd)
 	return jd
 }
 
-// JudgeIn judges the Request jd holds, as Judge does, and returns jd.
-func (j *Judge) JudgeIn(ctx context.Context, jd *Judgement) *Judgement {
-	jd.Decision, jd.Identity, jd.Usage = Decision{}, verify.Result{}, rules.Usage{}
-	jd.Evidence.reset()
-	jd.Record, jd.Deny, jd.RobotsTxt, jd.Escalation, jd.Escalated, jd.listed = false, false, false, nil, false, nil
-	req := &jd.req
-	req.Forged = ""
+// judge makes jd's judgement of the request it holds.
+func (j *Judge) judge(ctx context.Context, jd *Judgement) {
+	req, sc := &jd.req, jd.scratch
+	target, readable := TargetOf(req.Method, req.URL, req.URI)
+	jd.q = Query{Target: target, Unreadable: !readable, UserAgent: req.UserAgent}
+	q := &jd.q
 
-	built := !req.Unreadable && jd.rd.Build(req.Target)
+	built := readable && sc.rd.Build(target)
 	jd.built = built
-	if built && isRobotsTxtPath(jd.rd.Path()) && !hasRewriteHeader(req.Header) {
+	if built && isRobotsTxtPath(sc.rd.Path()) && !hasRewriteHeader(req.Header) {
 		// Always allowed (RFC 9309 §2.2.2), whoever asks: no robots.txt
 		// is needed to say so.
-		jd.Allowed, jd.Reason, jd.Path, jd.RobotsTxt = true, ReasonRobotsTxt, jd.rd.Path(), true
+		jd.Allowed, jd.Reason, jd.Path, jd.RobotsTxt = true, ReasonRobotsTxt, sc.rd.Path(), true
 		if j.cfg.FixedKey != "" {
 			jd.Snapshot = j.snapshot(ctx, req) // a lookup: the file the handler may answer with
 		}
-		return jd
+		if j.cfg.RecordAll {
+			jd.Record = jd.fillRecord()
+		}
+		return
 	}
-	j.decider.decideBuilt(j.snapshot(ctx, req), req, &jd.Decision, &jd.rd, built)
+	j.decider.decideBuilt(j.snapshot(ctx, req), q, &jd.Decision, &sc.rd, built)
 	jd.RobotsTxt = jd.Reason == ReasonRobotsTxt
 	named := jd.Named
-	j.identify(jd, req, &jd.Decision, &jd.rd)
+	j.identify(jd, q, &jd.Decision, &sc.rd)
 	if !named && j.cfg.Undeclared {
-		j.undeclared(jd, req)
+		j.undeclared(jd)
 	}
 	// A client robots.txt does not bind is allowed whatever path a
 	// rewrite header leads to: only those it binds, and requests for
 	// /robots.txt (decided before the client is read), pay for looking.
 	if jd.Allowed && (jd.Bound || jd.RobotsTxt) && hasRewriteHeader(req.Header) {
-		j.judgeRewrites(jd, req)
+		j.judgeRewrites(jd)
 	}
 	if j.cfg.Escalation != EscalateOff && jd.Bound && !jd.RobotsTxt {
-		j.escalation(jd, req)
+		j.escalation(jd)
 	}
 	if j.cfg.Usage && !jd.RobotsTxt {
 		jd.Usage = usageOf(&jd.Decision)
 	}
-	if jd.Bound && (!jd.Allowed || j.cfg.LogAllowed) {
-		jd.Record = true
+	due := jd.Bound && (!jd.Allowed || j.cfg.LogAllowed)
+	if due {
 		j.gatherEvidence(jd)
-		j.escalate(jd, req)
+		j.escalate(jd)
+	}
+	if due || j.cfg.RecordAll {
+		jd.Record = jd.fillRecord()
 	}
 	jd.Deny = !jd.Allowed && (j.cfg.Enforce || jd.Escalation != nil)
-	return jd
 }
 
 // undeclared judges a client whose header named no crawler a group names
 // as the crawlers its address proves, if it proves any (see
 // decideUndeclared); its identity is then verified by their range lists.
-func (j *Judge) undeclared(jd *Judgement, req *Request) {
+func (j *Judge) undeclared(jd *Judgement) {
 	switch jd.Reason {
 	case ReasonAllowListed, ReasonNoPath, ReasonRobotsTxt:
 		return // the operator's own clients, and what no rule applies to
@@ -191,25 +211,18 @@ func (j *Judge) undeclared(jd *Judgement, req *Request) {
 	if j.cfg.Identity == nil {
 		return
 	}
-	addr, _ := netip.ParseAddr(req.ClientIP)
+	addr, _ := netip.ParseAddr(jd.req.ClientIP)
 	toks := j.cfg.Identity.ListedTokens(addr)
 	if len(toks) == 0 {
 		return
 	}
 	jd.listed = toks
-	j.decider.decideUndeclared(&jd.Decision, jd.Snapshot, req, &jd.rd, jd.built, toks)
+	j.decider.decideUndeclared(&jd.Decision, jd.Snapshot, &jd.q, &jd.scratch.rd, jd.built, toks)
 	jd.Identity = verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
 }
 
-// Release gives the Judgement's memory back for other requests. What it
-// held is overwritten by the next judgement, not cleared here: clearing a
-// struct of pointers costs a write barrier per pointer while the
-// collector runs, on every request, and the pool lets go of what it holds
-// at the collector's second cycle anyway.
+// Release gives the Judgement's memory back for other requests.
 func (jd *Judgement) Release() { jd.judge.pool.Put(jd) }
-
-// Request returns the request judged, as the Judgement holds it.
-func (jd *Judgement) Request() *Request { return &jd.req }
 
 // Mode returns "enforce" or "log".
 func (j *Judge) Mode() string { return j.mode }
@@ -225,48 +238,26 @@ func (j *Judge) snapshot(ctx context.Context, req *Request) *robotstxt.Snapshot 
 	return j.cfg.Source.Snapshot(ctx, req.Site)
 }
 
+// clock returns when the request arrived, reading the clock once per
+// request.
+func (jd *Judgement) clock() time.Time {
+	if jd.now.IsZero() {
+		jd.now = jd.req.Now
+		if jd.now.IsZero() {
+			jd.now = time.Now()
+		}
+	}
+	return jd.now
+}
+
 // gatherEvidence finds what the crawler was served, and judges a denial
 // against it.
 func (j *Judge) gatherEvidence(jd *Judgement) {
-	req := &jd.req
-	now := j.now(req)
+	req, now := &jd.req, jd.clock()
+	ev, rooms := &jd.Evidence, &jd.scratch.ev
 	if j.cfg.Served != nil {
 		a := Asker{Token: jd.Token, Credited: jd.credited(), ClientIP: req.ClientIP, UserAgent: req.UserAgent}
-		ev := &jd.Evidence
-		ev.Served, ev.Link = j.cfg.Served.AppendLookup(ev.served[:0], req.Site, &a, now)
+		ev.Served, ev.Link = j.cfg.Served.AppendLookup(rooms.served[:0], req.Site, &a, now)
 	}
-	j.decider.assess(&jd.Evidence, &jd.Decision, req, jd.listed, now)
-}
-
-// NoteServed notes that the client was served version of the site's
-// robots.txt, whole (its octets all written, none refused), at at: for
-// the product tokens of its User-Agent that it proved, or that no method
-// can prove, wherever those crawlers ask from; for itself (its address
-// and each token, or its address and User-Agent) otherwise. It returns
-// the tokens and those credited, for the line of the serve.
-func (jd *Judgement) NoteServed(version string, at time.Time) (tokens, credited []string) {
-	j, req := jd.judge, &jd.req
-	tokens = fetchTokens(req.UserAgent)
-	addr, _ := netip.ParseAddr(req.ClientIP)
-	for _, tok := range tokens {
-		if id := j.cfg.Identity; id == nil || !id.HasMethod(tok) || id.Verify(tok, addr, req.HTTP).Outcome == verify.Verified {
-			credited = append(credited, tok)
-		}
-	}
-	if j.cfg.Served != nil {
-		j.cfg.Served.Note(&Serving{Site: req.Site, ClientIP: req.ClientIP, UserAgent: req.UserAgent,
-			Tokens: tokens, Credited: credited, Version: version, At: at})
-	}
-	return tokens, credited
-}
-
-// fetchTokens returns the product tokens a robots.txt fetch is noted
-// under: the header's own, not the generic browser words.
-func fetchTokens(ua string) []string {
-	toks := agent.Tokenize(ua)
-	var out []string
-	for i := 0; i < toks.Len() && !toks.Generic(i); i++ {
-		out = append(out, toks.At(i))
-	}
-	return out
+	j.decider.assess(ev, rooms, &jd.Decision, &jd.q, jd.listed, now)
 }

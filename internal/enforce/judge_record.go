@@ -7,19 +7,11 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
-// RecordContent returns the compliance record of the judgement (see
-// package record), as the handler writes it, in the Judgement's own
-// memory: valid until Release.
-func (jd *Judgement) RecordContent() *record.Decision {
-	jd.FillRecord(&jd.rec)
-	return &jd.rec
-}
-
-// FillRecord fills rec with the compliance record of the judgement, as
-// the handler writes it and "caddy robots check" prints it. Its lists
-// share the Judgement's memory: copy them to keep them past Release.
-func (jd *Judgement) FillRecord(rec *record.Decision) {
-	req, ev := &jd.req, &jd.Evidence
+// fillRecord fills the scratch's record with the compliance record of
+// the judgement, as the handler writes it and "caddy robots check" prints
+// it, and returns it. Its lists share the Judgement's memory.
+func (jd *Judgement) fillRecord() *record.Decision {
+	req, ev, rec := &jd.req, &jd.Evidence, &jd.scratch.rec
 	*rec = record.Decision{
 		Site:           req.Site,
 		Host:           req.Host,
@@ -59,6 +51,7 @@ func (jd *Judgement) FillRecord(rec *record.Decision) {
 		rec.Escalation, rec.EscalationBegan = jd.judge.cfg.Escalation.String(), jd.Escalated
 		rec.EscalatedSince, rec.EscalatedUntil, rec.EscalatedBy = e.Since, e.Until, e.URI
 	}
+	return rec
 }
 
 // escalation returns the escalation in force for the crawler, or the one
@@ -68,7 +61,7 @@ func (jd *Judgement) escalation() *Escalation {
 		return jd.Escalation
 	}
 	verified := jd.Identity.Outcome == verify.Verified
-	return jd.judge.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.req.ClientIP, verified, jd.req.Now)
+	return jd.judge.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.req.ClientIP, verified, jd.clock())
 }
 
 // BotClass says how robots.txt saw the client, as records write it:
@@ -99,10 +92,11 @@ func VerdictName(allowed bool) string {
 // that decided reads it: for a rewrite header, the target it names.
 func (jd *Judgement) ReadingPath() string {
 	if jd.Reading == RewriteHeader {
-		return strings.Clone(jd.alt.Path())
+		return strings.Clone(jd.scratch.alt.Path())
 	}
-	for i := 0; i < jd.rd.Len(); i++ {
-		if b, kind := jd.rd.At(i); kind == jd.Reading {
+	rd := &jd.scratch.rd
+	for i := 0; i < rd.Len(); i++ {
+		if b, kind := rd.At(i); kind == jd.Reading {
 			return string(b)
 		}
 	}

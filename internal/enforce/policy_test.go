@@ -33,7 +33,7 @@ func TestWildcardAcceptance(t *testing.T) {
 	automated := NewDecider(Policy{Wildcard: agent.WildcardAutomated}, nil)
 	for _, tt := range tests {
 		var rd Readings
-		req := Request{Target: "/api/v1/items", UserAgent: tt.ua}
+		req := Query{Target: "/api/v1/items", UserAgent: tt.ua}
 		dec := byDefault.Decide(snap, req, &rd)
 		wantReason := ReasonNotAutomated
 		if tt.crawler {
@@ -52,14 +52,14 @@ func TestWildcardAcceptance(t *testing.T) {
 				tt.name, tt.ua, dec.Allowed, dec.Reason)
 		}
 		// Outside the disallowed path, everyone passes.
-		if dec := byDefault.Decide(snap, Request{Target: "/", UserAgent: tt.ua}, &rd); !dec.Allowed {
+		if dec := byDefault.Decide(snap, Query{Target: "/", UserAgent: tt.ua}, &rd); !dec.Allowed {
 			t.Errorf("%s: Decide(%q, /) denied", tt.name, tt.ua)
 		}
 	}
 	// Browsers pass under both.
 	for _, d := range []*Decider{byDefault, automated} {
 		var rd Readings
-		if dec := d.Decide(snap, Request{Target: "/api/v1/items", UserAgent: testua.Chrome}, &rd); !dec.Allowed || dec.Reason != ReasonNotAutomated {
+		if dec := d.Decide(snap, Query{Target: "/api/v1/items", UserAgent: testua.Chrome}, &rd); !dec.Allowed || dec.Reason != ReasonNotAutomated {
 			t.Errorf("Decide(Chrome, /api/v1/items) = allowed %v, %v; want allowed, not_automated", dec.Allowed, dec.Reason)
 		}
 	}

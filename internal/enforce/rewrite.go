@@ -28,23 +28,23 @@ func hasRewriteHeader(h http.Header) bool {
 }
 
 // judgeRewrites turns jd's allowed decision into a denial when a rewrite
-// header of req leads to a target the same robots.txt disallows for the
-// client: the decision of that target, with the request's own path and
-// the reading RewriteHeader.
-func (j *Judge) judgeRewrites(jd *Judgement, req *Request) {
+// header of its request leads to a target the same robots.txt disallows
+// for the client: the decision of that target, with the request's own
+// path and the reading RewriteHeader.
+func (j *Judge) judgeRewrites(jd *Judgement) {
+	alt := &jd.scratch.alt
 	for _, name := range rewriteHeaders {
-		for _, v := range req.Header[name] {
-			alt, readable := rewrittenTarget(name, v, req.Target)
-			areq := Request{Target: alt, Unreadable: !readable, UserAgent: req.UserAgent, Forged: req.Forged,
-				ClientIP: req.ClientIP, HTTP: req.HTTP}
+		for _, v := range jd.req.Header[name] {
+			target, readable := rewrittenTarget(name, v, jd.q.Target)
+			aq := Query{Target: target, Unreadable: !readable, UserAgent: jd.q.UserAgent, Forged: jd.q.Forged}
 			var dec Decision
 			if jd.listed != nil { // an undeclared crawler, whatever the target
-				built := readable && jd.alt.Build(alt)
-				j.decider.decideUndeclared(&dec, jd.Snapshot, &areq, &jd.alt, built, jd.listed)
+				built := readable && alt.Build(target)
+				j.decider.decideUndeclared(&dec, jd.Snapshot, &aq, alt, built, jd.listed)
 			} else {
-				j.decider.DecideInto(&dec, jd.Snapshot, &areq, &jd.alt)
-				j.identify(jd, &areq, &dec, &jd.alt)
-				req.Forged = areq.Forged // a claim proved or not holds for the rest
+				j.decider.DecideInto(&dec, jd.Snapshot, &aq, alt)
+				j.identify(jd, &aq, &dec, alt)
+				jd.q.Forged = aq.Forged // a claim proved or not holds for the rest
 			}
 			if !dec.Allowed {
 				path := jd.Path

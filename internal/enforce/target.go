@@ -15,9 +15,9 @@ import (
 // is part of the path, not the start of a fragment. The raw request line
 // (requestURI) is used only when it is exactly that target, to avoid a
 // copy. readable is false for a URL with no such path (opaque, like
-// "x:private"), which decisions then fail closed on.
+// "x:private", or none), which decisions then fail closed on.
 func TargetOf(method string, u *url.URL, requestURI string) (target string, readable bool) {
-	if u.Opaque != "" {
+	if u == nil || u.Opaque != "" {
 		return "", false
 	}
 	p := u.EscapedPath()

@@ -14,9 +14,9 @@ import (
 // name, any that allows allowing, or else by the "*" group as a crawler.
 
 // decideUndeclared makes dec, a decision no named group made, the
-// decision on req, already read into rd (built reports that it could be),
+// decision on q, already read into rd (built reports that it could be),
 // of a crawler with the product tokens toks.
-func (d *Decider) decideUndeclared(dec *Decision, snap *robotstxt.Snapshot, req *Request, rd *Readings, built bool, toks []string) {
+func (d *Decider) decideUndeclared(dec *Decision, snap *robotstxt.Snapshot, q *Query, rd *Readings, built bool, toks []string) {
 	*dec = Decision{Allowed: true, Snapshot: snap, Undeclared: true, Bound: true, Token: toks[0],
 		Classification: agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedRanges}}
 	if built {
@@ -38,7 +38,7 @@ func (d *Decider) decideUndeclared(dec *Decision, snap *robotstxt.Snapshot, req 
 		}
 		var v Decision
 		v.Token, v.Group, v.Named = tok, g, true
-		if req.Unreadable {
+		if q.Unreadable {
 			v.Allowed, v.Reason = !disallowsAny(g), ReasonNamedGroup
 			if !v.Allowed {
 				v.Reason = ReasonUnreadableTarget
@@ -65,7 +65,7 @@ func (d *Decider) decideUndeclared(dec *Decision, snap *robotstxt.Snapshot, req 
 		dec.Reason = ReasonNoGroup
 	case !d.policy.Wildcard.Binds(agent.ClassCrawler):
 		dec.Reason, dec.Bound = ReasonNotAutomated, false
-	case req.Unreadable:
+	case q.Unreadable:
 		dec.Reason, dec.Group, dec.Allowed = ReasonWildcardGroup, g, !disallowsAny(g)
 		if !dec.Allowed {
 			dec.Reason = ReasonUnreadableTarget
