@@ -4,13 +4,17 @@
 //
 //	xcaddy build --with github.com/robotsenforce/caddy-robots-enforce
 //
-// builds a Caddy with it. The module lives in package caddymodule; the
-// robots.txt engine in rules; the decisions in enforce.
+// builds a Caddy with it. The handler lives in package caddymodule, the
+// robots_buffered log writer in caddymodule/robotsbuf, the commands in
+// caddymodule/robotscmd; the robots.txt engine in rules; the judgement in
+// internal/enforce.
 package robotsenforce
 
 import (
 	// Registers http.handlers.robots_enforce and its Caddyfile directive.
 	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	// Registers the robots_buffered log writer.
+	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule/robotsbuf"
 	// Registers the "caddy robots" commands.
 	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule/robotscmd"
 )

@@ -14,6 +14,10 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile" // the caddyfile adapter
 	_ "github.com/caddyserver/caddy/v2/modules/standard"      // file_server, rewrite, redir, ...
+
+	// The robots_buffered writer, whose Caddyfile the golden files
+	// cover with the handler's: the project's whole Caddyfile surface.
+	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule/robotsbuf"
 )
 
 // The -update flag rewrites the JSON half of each golden file in

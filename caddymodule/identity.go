@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
@@ -195,38 +192,15 @@ func (v *Verify) checkAgent(i int) error {
 }
 
 // sharedVerifier is the verifier of one verify configuration, kept in
-// states' usage pool: its range lists and DNS answers outlive config
-// reloads as the robots.txt state does. It is the handlers' Identity.
+// states across reloads; it starts its background work with the first
+// claim a handler asks about (verify.Config.StartOnUse), never while a
+// configuration is only validated.
 type sharedVerifier struct {
-	v       *verify.Verifier
-	started sync.Once
-}
-
-// Verify implements enforce.Identity, starting the verifier's background
-// work with the first claim.
-func (s *sharedVerifier) Verify(token string, addr netip.Addr, r *http.Request) verify.Result {
-	s.start()
-	return s.v.Verify(token, addr, r)
-}
-
-// HasMethod implements enforce.Identity.
-func (s *sharedVerifier) HasMethod(token string) bool { return s.v.HasMethod(token) }
-
-// ListedTokens implements enforce.Identity, starting the verifier's
-// background work with the first question.
-func (s *sharedVerifier) ListedTokens(addr netip.Addr) []string {
-	s.start()
-	return s.v.ListedTokens(addr)
+	v *verify.Verifier
 }
 
 // Destruct implements caddy.Destructor.
 func (s *sharedVerifier) Destruct() error { return s.v.Close() }
-
-// start starts the verifier's background work, once: on the first request
-// a handler serves, never while a configuration is only validated.
-func (s *sharedVerifier) start() {
-	s.started.Do(func() { go s.v.Start() })
-}
 
 // provisionVerifier builds, or finds, the verifier of the handler's
 // configuration.
@@ -258,6 +232,7 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	warnings := h.listWarnings
 	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
 		vc := cfg.VerifierConfig()
+		vc.StartOnUse = true
 		vc.OnEvent = func(ev verify.Event) {
 			switch ev.Kind {
 			case verify.EventDNSLookup:

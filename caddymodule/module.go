@@ -1,8 +1,11 @@
 // Package caddymodule is the Caddy adapter of caddy-robots-enforce: the HTTP
 // handler http.handlers.robots_enforce (Caddyfile directive robots_enforce),
-// its configuration, compliance records, placeholders, metrics and the
-// "caddy robots" commands. Decisions are made by package enforce; this
-// package wires them into Caddy.
+// its configuration, the state it keeps across reloads and restarts, its
+// compliance records, placeholders and metrics. The judgement of a request
+// is made by package internal/enforce, in one call; this package gathers
+// the request, writes what the judgement hands back, and denies or hands
+// the request on. The "caddy robots" commands are in caddymodule/robotscmd,
+// the robots_buffered log writer in caddymodule/robotsbuf.
 package caddymodule
 
 import (
@@ -29,7 +32,6 @@ import (
 
 func init() {
 	caddy.RegisterModule(Handler{})
-	caddy.RegisterModule(BufferedWriter{})
 }
 
 // Handler holds crawlers to the site's own robots.txt (RFC 9309). For each
@@ -313,7 +315,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Enforce:    h.Mode == "enforce",
 	}
 	if h.verifier != nil {
-		cfg.Identity, cfg.IdentityPolicy = h.verifier, h.Verify.IdentityPolicy()
+		cfg.Identity, cfg.IdentityPolicy = h.verifier.v, h.Verify.IdentityPolicy()
 		cfg.Undeclared = h.Verify != nil && h.Verify.Undeclared == "bind"
 	}
 	if v := h.Violators; v != nil {

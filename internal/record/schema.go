@@ -4,8 +4,8 @@
 // --json" prints the same fields, and the audit reads them back: all three
 // take the names from here, so that a field cannot be spelt two ways.
 //
-// The package has no dependencies. A record is a JSON object (zap's JSON
-// encoder, one object a line); fields may be added in later versions, and
+// Its one dependency is zap, whose fields the records are written as. A
+// record is a JSON object (zap's JSON encoder, one object a line); fields may be added in later versions, and
 // none changes meaning within one.
 package record
 

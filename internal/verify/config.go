@@ -48,6 +48,11 @@ type RangeOverride struct {
 // Config configures a Verifier. The zero value verifies with the built-in
 // range lists, the built-in reverse DNS domains and Web Bot Auth off.
 type Config struct {
+	// StartOnUse starts the background work (see Verifier.Start) in a
+	// goroutine of its own when the verifier is first asked about a
+	// claim or an address, not before: a server starts it with its first
+	// request, and a configuration that is only validated never does.
+	StartOnUse bool
 	// NoBuiltinLists turns off the built-in published range lists; only
 	// RangeOverrides are used.
 	NoBuiltinLists bool

@@ -26,6 +26,7 @@ type listedTable struct {
 // address is, whatever its User-Agent says. The slice is shared: do not
 // modify it.
 func (v *Verifier) ListedTokens(addr netip.Addr) []string {
+	v.used()
 	t := v.listed.Load()
 	if t == nil || !addr.IsValid() {
 		return nil

@@ -197,3 +197,26 @@ func TestMatchSuffix(t *testing.T) {
 		t.Error("normalizeSuffix")
 	}
 }
+
+// TestStartOnUse checks that a verifier built with StartOnUse starts its
+// background work with the first claim it is asked about, and not before:
+// the reverse DNS answer then comes, where an unstarted verifier would
+// never look the address up.
+func TestStartOnUse(t *testing.T) {
+	res := googleResolver()
+	v, err := New(Config{StartOnUse: true, Resolver: res, Now: newClock().Now, lists: []PublishedList{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	time.Sleep(10 * time.Millisecond)
+	if n := res.ptrQ.Load(); n != 0 || v.asked.Load() {
+		t.Fatalf("before any claim: %d lookups, started %v; want none", n, v.asked.Load())
+	}
+	if got := v.Verify("Googlebot", netip.MustParseAddr("66.249.66.1"), nil); got.Outcome != Pending {
+		t.Fatalf("first Verify = %+v, want pending", got)
+	}
+	if got := waitFor(t, v, "Googlebot", "66.249.66.1"); got.Outcome != Verified {
+		t.Errorf("after the first claim: %+v, want verified", got)
+	}
+}

@@ -42,6 +42,7 @@ type Verifier struct {
 	notify   chan struct{} // closed and replaced when an answer comes in
 
 	startOnce sync.Once
+	asked     atomic.Bool // with StartOnUse: the background work is started
 	closeOnce sync.Once
 	closed    atomic.Bool
 	cancel    context.CancelFunc
@@ -185,6 +186,14 @@ func (v *Verifier) hasOverride(tok string) bool {
 	return false
 }
 
+// used starts the background work on the first question, with
+// StartOnUse.
+func (v *Verifier) used() {
+	if v.cfg.StartOnUse && !v.asked.Load() && v.asked.CompareAndSwap(false, true) {
+		go v.Start()
+	}
+}
+
 // Start loads the stored copies of the range lists, then starts the
 // background work: list refreshes, reverse DNS
 // lookups and key directory fetches. It returns without waiting for any
@@ -246,6 +255,7 @@ func (v *Verifier) HasMethod(token string) bool {
 // time. r may be nil; it is read only for the Web Bot Auth header fields.
 // Verify never waits for the network.
 func (v *Verifier) Verify(token string, addr netip.Addr, r *http.Request) Result {
+	v.used()
 	e := v.tokens.get(token)
 	if e == nil || !e.hasMethod(v.wba != nil) {
 		return Result{Outcome: Unverified}

@@ -1,4 +1,4 @@
-package caddymodule
+package robotsbuf
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // errBufferedClosed is what a write to a closed buffered writer returns.
 var errBufferedClosed = errors.New("robots_buffered: write to a closed writer")
 
-// bufWriter is the writer BufferedWriter opens: it gathers whole log
+// bufWriter is the writer Writer opens: it gathers whole log
 // entries in a buffer of fixed size and writes them to the inner writer
 // in one write each time the buffer would overflow, when the oldest
 // buffered entry has waited the flush interval, on Sync and Close, and

@@ -1,4 +1,4 @@
-package caddymodule
+package robotsbuf
 
 import (
 	"io"
@@ -18,7 +18,7 @@ import (
 // both: with a time instead, the faster writes gigabytes, and the
 // system's throttling of dirty pages then measures the disk.
 //
-//	go test ./caddymodule/ -run '^$' -bench BufferedWriter -benchmem -benchtime 200000x -count 4
+//	go test ./caddymodule/ -run '^$' -bench Writer -benchmem -benchtime 200000x -count 4
 func BenchmarkBufferedWriter(b *testing.B) {
 	entry := unitEntry("benchmark", 1024)
 	for _, bc := range []struct {
@@ -32,7 +32,7 @@ func BenchmarkBufferedWriter(b *testing.B) {
 				err error
 			)
 			if bc.buffered {
-				bw := &BufferedWriter{FlushInterval: caddy.Duration(defaultFlushInterval), BufferSize: defaultBufferSize, inner: fw}
+				bw := &Writer{FlushInterval: caddy.Duration(defaultFlushInterval), BufferSize: defaultBufferSize, inner: fw}
 				w, err = bw.OpenWriter()
 			} else {
 				w, err = fw.OpenWriter()

@@ -1,4 +1,4 @@
-package caddymodule
+package robotsbuf
 
 import (
 	"bytes"
@@ -44,11 +44,11 @@ func TestBufferedCaddyfileMatchesJSON(t *testing.T) {
 	}`
 	const js = `{"output": "robots_buffered", "flush_interval": "100ms", "buffer_size": 65536,
 		"writer": {"output": "file", "filename": "/var/log/caddy/robots.log", "roll_size_mb": 100}}`
-	var fromCF BufferedWriter
+	var fromCF Writer
 	if err := fromCF.UnmarshalCaddyfile(caddyfile.NewTestDispenser(cf)); err != nil {
 		t.Fatal(err)
 	}
-	var fromJSON BufferedWriter
+	var fromJSON Writer
 	if err := json.Unmarshal([]byte(js), &fromJSON); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestBufferedCaddyfile(t *testing.T) {
 			`{"output": "file", "filename": "/l", "roll_size_mb": 16}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var bw BufferedWriter
+			var bw Writer
 			if err := bw.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input)); err != nil {
 				t.Fatalf("UnmarshalCaddyfile(%q) = %v", tt.input, err)
 			}
@@ -112,7 +112,7 @@ func TestBufferedCaddyfileErrors(t *testing.T) {
 		{"roll too small", "robots_buffered {\n buffer_size 2MiB\n output file /l {\n  roll_size 1MiB\n }\n}", "larger than its file writer's roll_size (1.0 MiB)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var bw BufferedWriter
+			var bw Writer
 			err := bw.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("UnmarshalCaddyfile(%q) = %v, want an error containing %q", tt.input, err, tt.want)
@@ -125,23 +125,23 @@ func TestBufferedValidate(t *testing.T) {
 	no := false
 	for _, tt := range []struct {
 		name string
-		bw   BufferedWriter
+		bw   Writer
 		want string // "" for valid
 	}{
-		{"defaults", BufferedWriter{}, ""},
-		{"bounds low", BufferedWriter{FlushInterval: caddy.Duration(time.Millisecond), BufferSize: 4 << 10}, ""},
-		{"bounds high", BufferedWriter{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 16 << 20}, ""},
-		{"interval too short", BufferedWriter{FlushInterval: caddy.Duration(time.Millisecond - 1)}, "flush_interval 999.999µs"},
-		{"interval too long", BufferedWriter{FlushInterval: caddy.Duration(10*time.Second + 1)}, "flush_interval 10.000000001s"},
-		{"interval negative", BufferedWriter{FlushInterval: -1}, "flush_interval -1ns"},
-		{"size too small", BufferedWriter{BufferSize: 4<<10 - 1}, "buffer_size 4095"},
-		{"size too large", BufferedWriter{BufferSize: 16<<20 + 1}, "buffer_size 16777217"},
-		{"size negative", BufferedWriter{BufferSize: -1}, "buffer_size -1"},
-		{"both", BufferedWriter{FlushInterval: -1, BufferSize: -1}, "robots_buffered: flush_interval -1ns: want between 1ms and 10s\nbuffer_size -1"},
-		{"rolled file fits", BufferedWriter{BufferSize: 1 << 20, inner: &logging.FileWriter{RollSizeMB: 1}}, ""},
-		{"rolled file too small", BufferedWriter{BufferSize: 1<<20 + 1, inner: &logging.FileWriter{RollSizeMB: 1}}, "roll_size (1.0 MiB)"},
-		{"file not rolled", BufferedWriter{BufferSize: 16 << 20, inner: &logging.FileWriter{RollSizeMB: 1, Roll: &no}}, ""},
-		{"nested", BufferedWriter{inner: &BufferedWriter{}}, "its writer is robots_buffered too"},
+		{"defaults", Writer{}, ""},
+		{"bounds low", Writer{FlushInterval: caddy.Duration(time.Millisecond), BufferSize: 4 << 10}, ""},
+		{"bounds high", Writer{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 16 << 20}, ""},
+		{"interval too short", Writer{FlushInterval: caddy.Duration(time.Millisecond - 1)}, "flush_interval 999.999µs"},
+		{"interval too long", Writer{FlushInterval: caddy.Duration(10*time.Second + 1)}, "flush_interval 10.000000001s"},
+		{"interval negative", Writer{FlushInterval: -1}, "flush_interval -1ns"},
+		{"size too small", Writer{BufferSize: 4<<10 - 1}, "buffer_size 4095"},
+		{"size too large", Writer{BufferSize: 16<<20 + 1}, "buffer_size 16777217"},
+		{"size negative", Writer{BufferSize: -1}, "buffer_size -1"},
+		{"both", Writer{FlushInterval: -1, BufferSize: -1}, "robots_buffered: flush_interval -1ns: want between 1ms and 10s\nbuffer_size -1"},
+		{"rolled file fits", Writer{BufferSize: 1 << 20, inner: &logging.FileWriter{RollSizeMB: 1}}, ""},
+		{"rolled file too small", Writer{BufferSize: 1<<20 + 1, inner: &logging.FileWriter{RollSizeMB: 1}}, "roll_size (1.0 MiB)"},
+		{"file not rolled", Writer{BufferSize: 16 << 20, inner: &logging.FileWriter{RollSizeMB: 1, Roll: &no}}, ""},
+		{"nested", Writer{inner: &Writer{}}, "its writer is robots_buffered too"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.bw.Validate()
@@ -163,7 +163,7 @@ func TestBufferedModuleLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loading %s: %v", cfg, err)
 	}
-	bw := mod.(*BufferedWriter)
+	bw := mod.(*Writer)
 	if time.Duration(bw.FlushInterval) != defaultFlushInterval || bw.BufferSize != defaultBufferSize {
 		t.Errorf("defaults %v, %d; want %v, %d", time.Duration(bw.FlushInterval), bw.BufferSize, defaultFlushInterval, defaultBufferSize)
 	}
@@ -221,12 +221,12 @@ func (c unitCloser) Close() error                { c.o.closed++; return nil }
 // which closes with the last.
 func TestBufferedSharesInner(t *testing.T) {
 	o := &unitOpener{key: t.Name()}
-	a := &BufferedWriter{FlushInterval: caddy.Duration(time.Second), BufferSize: 4096, inner: o}
-	b := &BufferedWriter{FlushInterval: caddy.Duration(2 * time.Second), BufferSize: 4096, inner: o}
+	a := &Writer{FlushInterval: caddy.Duration(time.Second), BufferSize: 4096, inner: o}
+	b := &Writer{FlushInterval: caddy.Duration(2 * time.Second), BufferSize: 4096, inner: o}
 	if a.WriterKey() == b.WriterKey() {
 		t.Errorf("WriterKey() %q for both options", a.WriterKey())
 	}
-	if same := (&BufferedWriter{FlushInterval: a.FlushInterval, BufferSize: 4096, inner: o}); same.WriterKey() != a.WriterKey() {
+	if same := (&Writer{FlushInterval: a.FlushInterval, BufferSize: 4096, inner: o}); same.WriterKey() != a.WriterKey() {
 		t.Errorf("WriterKey() = %q and %q for the same options", same.WriterKey(), a.WriterKey())
 	}
 	wa, err := a.OpenWriter()
@@ -256,7 +256,7 @@ func TestBufferedSharesInner(t *testing.T) {
 // configuration opened it, and leaves it open for the next one.
 func TestBufferedCleanupWrites(t *testing.T) {
 	o := &unitOpener{key: t.Name()}
-	opened := &BufferedWriter{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 4096, inner: o}
+	opened := &Writer{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 4096, inner: o}
 	w, err := opened.OpenWriter()
 	if err != nil {
 		t.Fatal(err)
@@ -264,8 +264,8 @@ func TestBufferedCleanupWrites(t *testing.T) {
 	defer w.Close()
 	// The next configuration, of the same options: Caddy's pool gives it
 	// the writer open already, without calling its OpenWriter.
-	reloaded := &BufferedWriter{FlushInterval: opened.FlushInterval, BufferSize: 4096, inner: o}
-	for i, bw := range []*BufferedWriter{opened, reloaded} {
+	reloaded := &Writer{FlushInterval: opened.FlushInterval, BufferSize: 4096, inner: o}
+	for i, bw := range []*Writer{opened, reloaded} {
 		entry := unitEntry(fmt.Sprint("before cleanup ", i), 100)
 		if _, err := w.Write(entry); err != nil {
 			t.Fatal(err)
@@ -283,7 +283,7 @@ func TestBufferedCleanupWrites(t *testing.T) {
 	if _, err := w.Write(unitEntry("after", 100)); err != nil {
 		t.Errorf("Write after Cleanup = %v, want the writer usable", err)
 	}
-	other := &BufferedWriter{FlushInterval: caddy.Duration(time.Second), BufferSize: 4096, inner: o}
+	other := &Writer{FlushInterval: caddy.Duration(time.Second), BufferSize: 4096, inner: o}
 	if err := other.Cleanup(); err != nil || len(o.rec.got()) != 2 {
 		t.Errorf("Cleanup of a configuration of other options = %v, %d inner writes; want nil, 2: it has no writer open", err, len(o.rec.got()))
 	}
@@ -294,7 +294,7 @@ func TestBufferedFlushAllAtExit(t *testing.T) {
 	var opened []*unitOpener
 	for i := range 2 {
 		o := &unitOpener{key: fmt.Sprint(t.Name(), i)}
-		w, err := (&BufferedWriter{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 4096, inner: o}).OpenWriter()
+		w, err := (&Writer{FlushInterval: caddy.Duration(10 * time.Second), BufferSize: 4096, inner: o}).OpenWriter()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package caddymodule
+package robotsbuf
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// BufferedWriter is a log writer that wraps another and hands it whole log
+// A Writer is a log writer that wraps another and hands it whole log
 // entries in batches: one write for many entries, where Caddy's own
 // writers make one write(2) per entry. Caddy 2.11.9 has no buffered
 // writer; this one is meant for the compliance records, which may come
@@ -33,7 +33,7 @@ import (
 // Its module ID bears the project's prefix: a module ID registered twice
 // stops Caddy when it starts, and a buffered writer may one day come with
 // Caddy or another plugin.
-type BufferedWriter struct {
+type Writer struct {
 	// WriterRaw is the writer the entries go to, as a log's "writer"
 	// is given: {"output": "file", "filename": "..."}. Required.
 	WriterRaw json.RawMessage `json:"writer,omitempty" caddy:"namespace=caddy.logging.writers inline_key=output"`
@@ -75,15 +75,15 @@ const (
 )
 
 // CaddyModule returns the Caddy module information.
-func (BufferedWriter) CaddyModule() caddy.ModuleInfo {
+func (Writer) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "caddy.logging.writers.robots_buffered",
-		New: func() caddy.Module { return new(BufferedWriter) },
+		New: func() caddy.Module { return new(Writer) },
 	}
 }
 
 // Provision sets the defaults and loads the writer the entries go to.
-func (bw *BufferedWriter) Provision(ctx caddy.Context) error {
+func (bw *Writer) Provision(ctx caddy.Context) error {
 	if bw.FlushInterval == 0 {
 		bw.FlushInterval = caddy.Duration(defaultFlushInterval)
 	}
@@ -107,7 +107,7 @@ func (bw *BufferedWriter) Provision(ctx caddy.Context) error {
 
 // Validate checks the options' bounds, and that every flush fits in a
 // file the inner writer rolls.
-func (bw *BufferedWriter) Validate() error {
+func (bw *Writer) Validate() error {
 	var errs []error
 	if err := checkFlushInterval(time.Duration(bw.FlushInterval)); err != nil {
 		errs = append(errs, err)
@@ -149,7 +149,7 @@ func checkInnerWriter(wo caddy.WriterOpener, size int) error {
 		size = defaultBufferSize
 	}
 	switch w := wo.(type) {
-	case *BufferedWriter:
+	case *Writer:
 		return errors.New("its writer is robots_buffered too: give the writer the entries go to")
 	case *logging.FileWriter:
 		if w.Roll != nil && !*w.Roll {
@@ -168,7 +168,7 @@ func checkInnerWriter(wo caddy.WriterOpener, size int) error {
 }
 
 // String names the writer for people: where the entries go.
-func (bw *BufferedWriter) String() string {
+func (bw *Writer) String() string {
 	if bw.inner == nil {
 		return "robots_buffered"
 	}
@@ -179,7 +179,7 @@ func (bw *BufferedWriter) String() string {
 // the options and the inner writer's key. A reload whose configuration
 // gives the same ones is handed the writer open already, with what it has
 // buffered, rather than a new one.
-func (bw *BufferedWriter) WriterKey() string {
+func (bw *Writer) WriterKey() string {
 	innerKey := ""
 	if bw.inner != nil {
 		innerKey = bw.inner.WriterKey()
@@ -207,7 +207,7 @@ func (w innerWriter) Destruct() error {
 
 // OpenWriter opens the inner writer, or shares the one open already, and
 // returns the buffered writer around it.
-func (bw *BufferedWriter) OpenWriter() (io.WriteCloser, error) {
+func (bw *Writer) OpenWriter() (io.WriteCloser, error) {
 	if bw.inner == nil {
 		return nil, errors.New("robots_buffered: not provisioned: no writer")
 	}
@@ -239,7 +239,6 @@ func (bw *BufferedWriter) OpenWriter() (io.WriteCloser, error) {
 	}
 	w = newBufWriter(v.(innerWriter).WriteCloser, release, bw.inner.String(), interval, size)
 	openBuffered.add(key, w)
-	flushAtExit.Do(func() { caddy.OnExit(func(context.Context) { openBuffered.flushAll() }) })
 	return w, nil
 }
 
@@ -253,7 +252,7 @@ func (bw *BufferedWriter) OpenWriter() (io.WriteCloser, error) {
 // writer may be in use still, by the next configuration's log of the same
 // options: it is written, not closed, and gives back its buffer until the
 // next entry.
-func (bw *BufferedWriter) Cleanup() error {
+func (bw *Writer) Cleanup() error {
 	if w := openBuffered.get(bw.WriterKey()); w != nil {
 		return w.flush(true)
 	}
@@ -262,25 +261,25 @@ func (bw *BufferedWriter) Cleanup() error {
 
 // openBuffered holds the buffered writers open in the process, by their
 // WriterKey: the writer Caddy's pool keeps for a key is the one a
-// configuration's BufferedWriter of that key finds to clean up, whichever
+// configuration's Writer of that key finds to clean up, whichever
 // configuration opened it.
 var openBuffered = &bufferedRegistry{byKey: map[string]*bufWriter{}}
-
-// flushAtExit registers, once, the flush of every open buffered writer
-// when the process exits gracefully: after the configuration's cleanup,
-// it writes what other modules logged while they were cleaned up.
-var flushAtExit sync.Once
 
 // bufferedRegistry is a set of open buffered writers by key.
 type bufferedRegistry struct {
 	mu    sync.Mutex
 	byKey map[string]*bufWriter
+	// atExit registers, once, the flush of every open writer when the
+	// process exits gracefully: after the configuration's cleanup, it
+	// writes what other modules logged while they were cleaned up.
+	atExit sync.Once
 }
 
 func (r *bufferedRegistry) add(key string, w *bufWriter) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.byKey[key] = w
+	r.mu.Unlock()
+	r.atExit.Do(func() { caddy.OnExit(func(context.Context) { r.flushAll() }) })
 }
 
 // remove forgets w, unless another writer has its key since.
@@ -316,10 +315,10 @@ func (r *bufferedRegistry) flushAll() {
 
 // Interface guards
 var (
-	_ caddy.Module          = (*BufferedWriter)(nil)
-	_ caddy.Provisioner     = (*BufferedWriter)(nil)
-	_ caddy.Validator       = (*BufferedWriter)(nil)
-	_ caddy.CleanerUpper    = (*BufferedWriter)(nil)
-	_ caddy.WriterOpener    = (*BufferedWriter)(nil)
-	_ caddyfile.Unmarshaler = (*BufferedWriter)(nil)
+	_ caddy.Module          = (*Writer)(nil)
+	_ caddy.Provisioner     = (*Writer)(nil)
+	_ caddy.Validator       = (*Writer)(nil)
+	_ caddy.CleanerUpper    = (*Writer)(nil)
+	_ caddy.WriterOpener    = (*Writer)(nil)
+	_ caddyfile.Unmarshaler = (*Writer)(nil)
 )

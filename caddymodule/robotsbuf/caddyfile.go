@@ -1,4 +1,4 @@
-package caddymodule
+package robotsbuf
 
 import (
 	"fmt"
@@ -23,12 +23,12 @@ import (
 // The inner output is required and is written as in a log block: output
 // file, net, stdout, stderr or any other log writer, with its options.
 // Each subdirective is given once.
-func (bw *BufferedWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (bw *Writer) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the writer's name
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	seen := givenOnce{}
+	seen := map[string]string{} // where each subdirective was given
 	var inner caddy.WriterOpener
 	for d.NextBlock(0) {
 		opt := d.Val()
@@ -37,9 +37,10 @@ func (bw *BufferedWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Errf("robots_buffered: unrecognized subdirective %q", opt)
 		}
-		if err := seen.once(d, opt); err != nil {
-			return fmt.Errorf("robots_buffered: %w", err)
+		if first, ok := seen[opt]; ok {
+			return d.Errf("robots_buffered: %s given twice: first at %s; give it once", opt, first)
 		}
+		seen[opt] = fmt.Sprintf("%s:%d", d.File(), d.Line())
 		if opt == "output" {
 			wo, err := bw.unmarshalInner(d)
 			if err != nil {
@@ -84,7 +85,7 @@ func (bw *BufferedWriter) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // unmarshalInner reads "output <writer> ...", as Caddy's log directive
 // reads its output, and sets WriterRaw.
-func (bw *BufferedWriter) unmarshalInner(d *caddyfile.Dispenser) (caddy.WriterOpener, error) {
+func (bw *Writer) unmarshalInner(d *caddyfile.Dispenser) (caddy.WriterOpener, error) {
 	if !d.NextArg() {
 		return nil, d.ArgErr()
 	}
