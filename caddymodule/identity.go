@@ -191,8 +191,13 @@ func (v *Verify) checkAgent(i int) error {
 	return nil
 }
 
+// verifiers holds the verifier of each verify configuration across
+// reloads: its range lists and DNS answers outlive a reload as the
+// robots.txt state does.
+var verifiers = caddy.NewUsagePool()
+
 // sharedVerifier is the verifier of one verify configuration, kept in
-// states across reloads; it starts its background work with the first
+// verifiers across reloads; it starts its background work with the first
 // claim a handler asks about (verify.Config.StartOnUse), never while a
 // configuration is only validated.
 type sharedVerifier struct {
@@ -228,9 +233,9 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	key := "robots_enforce/verify/" + hex.EncodeToString(sum.Sum(nil)[:16])
 	log := h.logger.Named("verify")
 	m := h.metrics
-	h.listWarnings = loadListWarnings()
-	warnings := h.listWarnings
-	v, _, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
+	warnings := loadListWarnings()
+	h.hold(func() error { releaseListWarnings(); return nil })
+	v, _, err := verifiers.LoadOrNew(key, func() (caddy.Destructor, error) {
 		vc := cfg.VerifierConfig()
 		vc.StartOnUse = true
 		vc.OnEvent = func(ev verify.Event) {
@@ -254,8 +259,13 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	if err != nil {
 		return fmt.Errorf("robots_enforce verify: %w", err)
 	}
-	h.verifier, h.verifierName = v.(*sharedVerifier), key
+	h.verifier = v.(*sharedVerifier)
 	h.metrics.addVerifier(h.verifier.v)
+	h.hold(func() error {
+		h.metrics.removeVerifier(h.verifier.v)
+		_, err := verifiers.Delete(key)
+		return err
+	})
 	return nil
 }
 

@@ -38,7 +38,11 @@ type metrics struct {
 	denialSeries [2][4]prometheus.Counter
 }
 
-// metricsName names the collectors in the usage pool of states: they are
+// collectors holds the metric collectors, under metricsName, for as long
+// as a handler uses them.
+var collectors = caddy.NewUsagePool()
+
+// metricsName names the collectors in collectors: they are
 // made once, by the first handler, and registered in each configuration's
 // registry (Caddy makes a new one for each config load), so that counters
 // go on counting across reloads.
@@ -48,7 +52,7 @@ const metricsName = "robots_enforce/metrics"
 // by the first handler, and registers them in reg (nil: none). Each call
 // holds them until a releaseMetrics.
 func provisionMetrics(reg *prometheus.Registry) (*metrics, error) {
-	v, _, _ := states.LoadOrNew(metricsName, func() (caddy.Destructor, error) {
+	v, _, _ := collectors.LoadOrNew(metricsName, func() (caddy.Destructor, error) {
 		return newCollectors(), nil
 	})
 	m := v.(*metrics)
@@ -63,7 +67,7 @@ func provisionMetrics(reg *prometheus.Registry) (*metrics, error) {
 }
 
 // releaseMetrics lets go of the collectors held by provisionMetrics.
-func releaseMetrics() { _, _ = states.Delete(metricsName) }
+func releaseMetrics() { _, _ = collectors.Delete(metricsName) }
 
 // Destruct implements caddy.Destructor: collectors hold no resources.
 func (m *metrics) Destruct() error { return nil }

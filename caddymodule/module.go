@@ -11,6 +11,7 @@ package caddymodule
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -147,10 +148,12 @@ type Handler struct {
 	Violators *RepeatViolators `json:"violators,omitempty"`
 
 	logger *zap.Logger
-	// state outlives config reloads (see states); stateName is its key.
-	state     *sharedState
-	stateName string
-	sites     *siteCache // the upstream source's sites, as this handler saw them
+	// state outlives config reloads (see robotsStates).
+	state *sharedState
+	// held says how to give back each share of a state that outlives
+	// reloads the handler took, in the order it took them (see hold).
+	held  []func() error
+	sites *siteCache // the upstream source's sites, as this handler saw them
 	// retired is set when the handler is cleaned up: the routes it gave
 	// the sites must no longer be used.
 	retired *atomic.Bool
@@ -166,11 +169,8 @@ type Handler struct {
 	metrics     *metrics
 	denyBody    []byte
 	fixed       string // the host key of a url, file or inline source
-	// verifier checks crawlers' claims (nil when verification is off);
-	// verifierName is its key in states.
-	verifier     *sharedVerifier
-	verifierName string
-	listWarnings *listWarnings // shared by every handler (see listWarnings)
+	// verifier checks crawlers' claims (nil when verification is off).
+	verifier *sharedVerifier
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with
@@ -253,7 +253,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // Provision sets defaults and prepares the source. It starts no fetch:
 // the first request for a host does. The robots.txt state is shared with
 // the handlers of earlier and later configurations with the same source
-// settings (see states).
+// settings (see robotsStates).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.retired, h.rewriteWarned = new(atomic.Bool), new(atomic.Bool)
@@ -277,6 +277,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.metrics, err = provisionMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)
 	}
+	h.hold(func() error { releaseMetrics(); return nil })
 	h.facts = newFactsTable(h.newFacts)
 	for allowed := range h.plainSeries {
 		h.plainSeries[allowed] = h.metrics.series(allowed == 1, enforce.ReasonNotAutomated, "", h.Mode)
@@ -398,34 +399,26 @@ func storageOf(ctx caddy.Context) (s certmagic.Storage) {
 }
 
 // Cleanup retires the routes the handler gave its sites, and lets go of
-// the shared state, which is closed (its background fetches stopped, its
-// idle connections closed) when no handler of a newer configuration took
-// it over. It copes with a provisioning that stopped half way.
+// what it holds of the states that outlive reloads, in the reverse order
+// it took them (see hold): each is closed (the robots.txt state's
+// background fetches stopped, its idle connections closed) when no
+// handler of a newer configuration took it over. It copes with a
+// provisioning that stopped half way: only what was taken is let go.
 func (h *Handler) Cleanup() error {
 	if h.retired != nil {
 		h.retired.Store(true)
 	}
-	var err error
-	if h.stateName != "" {
-		if h.state.store != nil {
-			h.metrics.gauges.removeStore(h.state.store)
-		}
-		_, err = states.Delete(h.stateName)
+	var errs []error
+	for i := len(h.held) - 1; i >= 0; i-- {
+		errs = append(errs, h.held[i]())
 	}
-	if h.listWarnings != nil {
-		releaseListWarnings()
-	}
-	if h.verifierName != "" {
-		h.metrics.removeVerifier(h.verifier.v)
-		if _, verr := states.Delete(h.verifierName); err == nil {
-			err = verr
-		}
-	}
-	if h.metrics != nil {
-		releaseMetrics()
-	}
-	return err
+	h.held = nil
+	return errors.Join(errs...)
 }
+
+// hold notes that the handler took a share of a state that outlives
+// reloads, and how to give it back at Cleanup.
+func (h *Handler) hold(release func() error) { h.held = append(h.held, release) }
 
 // Interface guards
 var (

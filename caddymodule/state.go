@@ -16,16 +16,19 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
-// states holds the state of the handlers that must outlive a config
-// reload: the robots.txt each site has in force and its history, who was
-// served which version, the connections of the url source. A reload
-// provisions the new configuration's handlers before it cleans up the old
-// ones, so a handler whose source settings are unchanged finds the state
-// its predecessor left, and neither the requests caught in between nor
-// the next ones meet an empty store (Caddy's reverse_proxy keeps upstream
-// health the same way). The state goes when the last handler using it is
-// cleaned up.
-var states = caddy.NewUsagePool()
+// robotsStates holds the state of the handlers that must outlive a config
+// reload, by their source settings: the robots.txt each site has in force
+// and its history, who was served which version, the crawlers escalated,
+// the connections of the url source. A reload provisions the new
+// configuration's handlers before it cleans up the old ones, so a handler
+// whose source settings are unchanged finds the state its predecessor
+// left, and neither the requests caught in between nor the next ones meet
+// an empty store (Caddy's reverse_proxy keeps upstream health the same
+// way). The state goes when the last handler using it is cleaned up. The
+// verifiers, the metric collectors and the list warnings are kept the
+// same way, each in a pool of its own (see verifiers, collectors and
+// warningsPool).
+var robotsStates = caddy.NewUsagePool()
 
 // sharedState is the part of a handler that outlives config reloads.
 type sharedState struct {
@@ -106,7 +109,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, loaded, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
+	v, loaded, err := robotsStates.LoadOrNew(key, func() (caddy.Destructor, error) {
 		st := &sharedState{served: enforce.NewServed(0), violators: enforce.NewViolators(0)}
 		st.logger.Store(h.logger)
 		if storage != nil {
@@ -130,11 +133,17 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	// once, not when the source's next look comes due.
 	if fs, ok := st.source.(*robotstxt.FileSource); ok && loaded {
 		if err := fs.Recheck(); err != nil {
-			states.Delete(key) // this handler's use, which Cleanup will not see
+			robotsStates.Delete(key) // this handler's use, which Cleanup will not see
 			return nil, fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
 		}
 	}
-	h.stateName = key
+	h.hold(func() error {
+		if st.store != nil {
+			h.metrics.gauges.removeStore(st.store)
+		}
+		_, err := robotsStates.Delete(key)
+		return err
+	})
 	st.logger.Store(h.logger)
 	return st, nil
 }

@@ -9,15 +9,19 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
-// listWarningsName names the listWarnings in the usage pool of states.
+// warningsPool holds the process's one listWarnings, under
+// listWarningsName, for as long as a handler uses it.
+var warningsPool = caddy.NewUsagePool()
+
+// listWarningsName names the listWarnings in warningsPool.
 const listWarningsName = "robots_enforce/verify/list_warnings"
 
 // listWarnings says that a range list cannot be had once per source, not
 // once per verifier that uses it: every handler of a different verify
 // configuration has a verifier of its own, and a server with no network
 // would otherwise log a warning per list per handler. A source warns
-// again once it has loaded and failed anew. It lives in the usage pool
-// of states, shared by the handlers of every configuration.
+// again once it has loaded and failed anew. It lives in warningsPool,
+// shared by the handlers of every configuration.
 type listWarnings struct {
 	mu     sync.Mutex
 	failed map[string]bool // by source URL or path
@@ -29,13 +33,13 @@ func (*listWarnings) Destruct() error { return nil }
 // loadListWarnings returns the process's listWarnings; releaseListWarnings
 // lets go of it.
 func loadListWarnings() *listWarnings {
-	w, _, _ := states.LoadOrNew(listWarningsName, func() (caddy.Destructor, error) {
+	w, _, _ := warningsPool.LoadOrNew(listWarningsName, func() (caddy.Destructor, error) {
 		return &listWarnings{failed: make(map[string]bool)}, nil
 	})
 	return w.(*listWarnings)
 }
 
-func releaseListWarnings() { _, _ = states.Delete(listWarningsName) }
+func releaseListWarnings() { _, _ = warningsPool.Delete(listWarningsName) }
 
 // event logs what a verifier's list event says an operator should know: a
 // list that cannot be had, once per source until it loads again.
