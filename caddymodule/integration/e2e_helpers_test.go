@@ -24,7 +24,9 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	// The handler under test, registered as a Caddy module as a build of
 	// Caddy with this module registers it.
-	_ "github.com/robotsenforce/caddy-robots-enforce/caddymodule"
+	// The module as xcaddy builds it in: the handler, robots_buffered and
+	// the commands.
+	_ "github.com/robotsenforce/caddy-robots-enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
