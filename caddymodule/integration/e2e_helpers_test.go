@@ -22,10 +22,8 @@ import (
 
 	// The handlers the test configurations put around robots_enforce.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
-	// The handler under test, registered as a Caddy module as a build of
-	// Caddy with this module registers it.
-	// The module as xcaddy builds it in: the handler, robots_buffered and
-	// the commands.
+	// The module under test, registered as a build of Caddy with it
+	// (xcaddy) registers it: the handler, robots_buffered, the commands.
 	_ "github.com/robotsenforce/caddy-robots-enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
