@@ -44,6 +44,11 @@ const (
 	// client's address is in a crawler operator's published range list
 	// (enforce.JudgeConfig.Undeclared): an undeclared crawler.
 	AutomatedRanges
+	// AutomatedClaim: the header names a product token a group of the
+	// site's robots.txt names, which the client could not prove: whatever
+	// else its header says, it claims to be a crawler, and is held to the
+	// "*" group as one.
+	AutomatedClaim
 )
 
 var automationNames = [...]string{
@@ -56,11 +61,12 @@ var automationNames = [...]string{
 	AutomatedLink:        "link",
 	AutomatedTooLong:     "user_agent_too_long",
 	AutomatedRanges:      "ip_ranges",
+	AutomatedClaim:       "claim",
 }
 
 // String returns a stable name for logs: "none", "no_user_agent",
 // "catalogue", "keyword", "parser", "shape", "link",
-// "user_agent_too_long" or "ip_ranges".
+// "user_agent_too_long", "ip_ranges" or "claim".
 func (a Automation) String() string {
 	if int(a) < len(automationNames) {
 		return automationNames[a]

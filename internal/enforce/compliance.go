@@ -86,10 +86,8 @@ type evidenceRooms struct {
 // assess judges a decision for its record (see Compliance): dec was made
 // on q, whose Target is the request as sent, and served are the
 // versions the crawler was served within GraceWindow before now, newest
-// first. A served version this snapshot no longer knows (the site
-// published more than MaxVersions in a day, or served this client a
-// variant the handler never fetched) is given the benefit of the doubt,
-// as a version that allows. It allocates; it runs for denials, and for
+// first, each a version the site itself answered the store with within
+// the window (see keepServed). It allocates; it runs for denials, and for
 // allowed requests only when they are recorded.
 func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Query, listed []string, now time.Time) {
 	switch {
@@ -109,7 +107,7 @@ func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Q
 		target = "/" + target // "http://host?q": an empty path reads as "/"
 	}
 	h := d.readHeader(q.UserAgent)
-	bound := d.policy.Wildcard.Binds(h.class.Class)
+	bound := d.policy.Wildcard.Binds(dec.Classification.Class) // a claim of a named token made it a crawler
 	judge := func(v *robotstxt.Snapshot) {
 		rfc, google := d.allowsAsSent(v, &h.tokens, q.Forged, bound, target, path)
 		if listed != nil { // an undeclared crawler: judged as the crawlers its address proves
@@ -122,22 +120,21 @@ func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Q
 	if ev.Versions == nil {
 		ev.Versions = rooms.names[:0]
 	}
-	if len(ev.Served) > 0 {
-		for _, sv := range ev.Served {
-			if slices.Contains(ev.Versions, sv.Hash) {
-				continue
-			}
-			ev.Versions = append(ev.Versions, sv.Hash)
-			switch v := dec.Snapshot.Version(sv.Hash, now); {
-			case v != nil:
-				judge(v)
-			case sv.Hash == robotstxt.VersionUnavailable:
-				judge(&robotstxt.Snapshot{Access: robotstxt.AccessUnavailable})
-			default: // a version no longer known: the benefit of the doubt
-				ev.RFC9309Allowed, ev.GoogleAllowed = true, true
-			}
+	for _, sv := range ev.Served {
+		// Only versions the site answered the store with count (see
+		// keepServed): a version this snapshot does not know is no
+		// version of the site's.
+		if slices.Contains(ev.Versions, sv.Hash) {
+			continue
 		}
-	} else {
+		if v := dec.Snapshot.Version(sv.Hash, now); v != nil {
+			ev.Versions = append(ev.Versions, sv.Hash)
+			judge(v)
+		}
+	}
+	if len(ev.Versions) == 0 {
+		// Served none: what it may hold is any version in force within
+		// the window.
 		inForce := dec.Snapshot.AppendVersionsAt(rooms.inForce[:0], now)
 		defer clear(inForce) // holds no version past the request
 		for _, v := range inForce {

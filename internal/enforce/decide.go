@@ -77,6 +77,11 @@ type Decider struct {
 type readHeader struct {
 	tokens agent.Tokens
 	class  agent.Classification
+	// names are the product tokens the client is known by (see
+	// clientNames), keys the same lower-case; agent names a client with
+	// none, by a digest of its header (see agentDigest).
+	names, keys []string
+	agent       string
 	// chosen is the header's last choice of groups (see chooseFor); nil
 	// for a header read uncached.
 	chosen *atomic.Pointer[robotstxt.Choice]
@@ -112,6 +117,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 	return d.headers.Get(ua, func(key string) readHeader {
 		h := readHeader{tokens: agent.Tokenize(key), chosen: new(atomic.Pointer[robotstxt.Choice])}
 		h.class = d.classifier.Classify(&h.tokens)
+		h.nameClient(key)
 		return h
 	})
 }
@@ -120,6 +126,7 @@ func (d *Decider) readHeader(ua string) *readHeader {
 func (d *Decider) readUncached(ua string) *readHeader {
 	h := &readHeader{tokens: agent.Tokenize(ua)}
 	h.class = d.classifier.Classify(&h.tokens)
+	h.nameClient(ua)
 	return h
 }
 
@@ -169,6 +176,11 @@ func (d *Decider) decideBuilt(snap *robotstxt.Snapshot, q *Query, dec *Decision,
 	h := d.readHeader(q.UserAgent)
 	toks := &h.tokens
 	dec.Classification = h.class
+	if q.Forged != "" && h.class.Class != agent.ClassCrawler {
+		// It claimed a crawler's token: a crawler, whatever the rest of
+		// its header looks like.
+		dec.Classification = agent.Classification{Class: agent.ClassCrawler, Automation: agent.AutomatedClaim, Token: q.Forged}
+	}
 	if tok, ok := d.allowListed(toks); ok {
 		dec.Reason, dec.Token = ReasonAllowListed, tok
 		return

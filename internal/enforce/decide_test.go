@@ -261,8 +261,10 @@ func TestAssess(t *testing.T) {
 		{"served v1 then v2 and v3 within minutes: v1 allows /v2", "/v2", time.Hour, served(v3, v2, v1), ComplianceGrace, 3},
 		{"served only the newest: no grace for what it disallows", "/v3", time.Hour, served(v3), ComplianceViolation, 1},
 		{"served only the newest, an old rule", "/old", time.Hour, served(v3), ComplianceViolation, 1},
-		{"served a 404: everything allowed", "/old", time.Hour, []ServedVersion{{Hash: robotstxt.VersionUnavailable, At: t0}}, ComplianceGrace, 1},
-		{"served a variant never fetched: benefit of the doubt", "/old", time.Hour, []ServedVersion{{Hash: "0123456789abcdef", At: t0}}, ComplianceGrace, 1},
+		// A version the site never answered the store with is not the
+		// site's: a 4xx the client provoked, a variant made for it.
+		{"served a 404 the site never answered the store with", "/old", time.Hour, []ServedVersion{{Hash: robotstxt.VersionUnavailable, At: t0}}, ComplianceViolation, 3},
+		{"served a variant never fetched", "/old", time.Hour, []ServedVersion{{Hash: "0123456789abcdef", At: t0}}, ComplianceViolation, 3},
 		{"a day after the changes, only the newest is in force", "/v3", 25 * time.Hour, nil, ComplianceViolation, 1},
 		// Google's reading compares the path as sent: "/%6Fld" is not
 		// under "/old" there, so the denial says nothing of the crawler.
@@ -278,6 +280,15 @@ func TestAssess(t *testing.T) {
 		if ev.Compliance != c.want || len(ev.Versions) != c.versions {
 			t.Errorf("%s: Assess(%s) = %v judged against %v; want %v against %d versions", c.name, c.target, ev.Compliance, ev.Versions, c.want, c.versions)
 		}
+	}
+	// A 404 the store saw too: no rules applied, everything allowed.
+	gone := robotstxt.NewUnavailable(v3, testRobotsURL, 404, t0.Add(3*time.Minute))
+	back := robotstxt.NewVersion(gone, testRobotsURL, []byte("User-agent: GPTBot\nDisallow: /old\n"), t0.Add(4*time.Minute))
+	var rd Readings
+	q := Query{Target: "/old", UserAgent: testua.GPTBot}
+	dec := d.Decide(back, q, &rd)
+	if ev := assessed(d, &dec, &q, []ServedVersion{{Hash: robotstxt.VersionUnavailable, At: t0.Add(3 * time.Minute)}}, t0.Add(time.Hour)); ev.Compliance != ComplianceGrace {
+		t.Errorf("served the 404 the store saw: %v against %v, want grace", ev.Compliance, ev.Versions)
 	}
 	// Fail-closed denials are protective.
 	for _, snap := range []*robotstxt.Snapshot{

@@ -105,14 +105,3 @@ func (j *Judge) identify(jd *Judgement, q *Query, dec *Decision, rd *Readings) {
 		j.decider.DecideInto(dec, dec.Snapshot, q, rd)
 	}
 }
-
-// credited reports whether the crawler a decision is about proved its
-// token, or its token proves nothing either way: what was served under
-// the token is then what it was told.
-func (jd *Judgement) credited() bool {
-	switch jd.Identity.Outcome {
-	case verify.None, verify.Verified, verify.Unverified:
-		return true
-	}
-	return false
-}

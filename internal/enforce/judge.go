@@ -118,8 +118,11 @@ type Judgement struct {
 	// q is what the decision read of req: its target, its User-Agent and
 	// the claim it could not prove.
 	q Query
-	// now is when req arrived, read once (see clock).
-	now time.Time
+	// now is when req arrived, read once (see clock); addr the client's
+	// address, read once (see clientAddr).
+	now      time.Time
+	addr     netip.Addr
+	addrRead bool
 	// listed are the tokens an undeclared crawler's address proves, and
 	// built whether the scratch's rd holds the target's readings.
 	listed []string
@@ -201,8 +204,9 @@ func (j *Judge) judge(ctx context.Context, jd *Judgement) {
 }
 
 // undeclared judges a client whose header named no crawler a group names
-// as the crawlers its address proves, if it proves any (see
-// decideUndeclared); its identity is then verified by their range lists.
+// as the crawlers its address proves, if it proves any and its header
+// names none of them (see decideUndeclared); its identity is then
+// verified by their range lists.
 func (j *Judge) undeclared(jd *Judgement) {
 	switch jd.Reason {
 	case ReasonAllowListed, ReasonNoPath, ReasonRobotsTxt:
@@ -211,10 +215,19 @@ func (j *Judge) undeclared(jd *Judgement) {
 	if j.cfg.Identity == nil {
 		return
 	}
-	addr, _ := netip.ParseAddr(jd.req.ClientIP)
-	toks := j.cfg.Identity.ListedTokens(addr)
+	toks := j.cfg.Identity.ListedTokens(jd.clientAddr())
 	if len(toks) == 0 {
 		return
+	}
+	h := j.decider.readHeader(jd.q.UserAgent)
+	for _, tok := range toks {
+		if h.tokens.Has(tok) {
+			// It declares itself: a token its address proves is its own
+			// name (Googlebot, from the list that proves
+			// Google-CloudVertexBot too), and it is judged as that
+			// crawler, never as another of its list.
+			return
+		}
 	}
 	jd.listed = toks
 	j.decider.decideUndeclared(&jd.Decision, jd.Snapshot, &jd.q, &jd.scratch.rd, jd.built, toks)
@@ -238,6 +251,32 @@ func (j *Judge) snapshot(ctx context.Context, req *Request) *robotstxt.Snapshot 
 	return j.cfg.Source.Snapshot(ctx, req.Site)
 }
 
+// clientAddr returns the client's address, parsed once per request; the
+// zero Addr when it does not parse.
+func (jd *Judgement) clientAddr() netip.Addr {
+	if !jd.addrRead {
+		jd.addr, _ = netip.ParseAddr(jd.req.ClientIP)
+		jd.addrRead = true
+	}
+	return jd.addr
+}
+
+// keepServed keeps of served the versions the site's own answer was
+// within GraceWindow before now, as the store saw it (snap knows them):
+// a version a client was served that the site never answered the
+// handler's own fetch with (a 400 its oversized header provoked, a
+// variant made for it) is not the site's robots.txt, and says nothing of
+// what the crawler was told to obey.
+func keepServed(served []ServedVersion, snap *robotstxt.Snapshot, now time.Time) []ServedVersion {
+	kept := served[:0]
+	for _, sv := range served {
+		if snap != nil && snap.Version(sv.Hash, now) != nil {
+			kept = append(kept, sv)
+		}
+	}
+	return kept
+}
+
 // clock returns when the request arrived, reading the clock once per
 // request.
 func (jd *Judgement) clock() time.Time {
@@ -256,8 +295,14 @@ func (j *Judge) gatherEvidence(jd *Judgement) {
 	req, now := &jd.req, jd.clock()
 	ev, rooms := &jd.Evidence, &jd.scratch.ev
 	if j.cfg.Served != nil {
-		a := Asker{Token: jd.Token, Credited: jd.credited(), ClientIP: req.ClientIP, UserAgent: req.UserAgent}
+		h := j.decider.readHeader(req.UserAgent)
+		a := Asker{Token: h.key(jd.Token), Proven: jd.Identity.Outcome == verify.Verified,
+			Addr: jd.clientAddr(), Names: h.keys, Agent: h.agent}
 		ev.Served, ev.Link = j.cfg.Served.AppendLookup(rooms.served[:0], req.Site, &a, now)
+		ev.Served = keepServed(ev.Served, jd.Snapshot, now)
+		if len(ev.Served) == 0 {
+			ev.Link = LinkNone
+		}
 	}
 	j.decider.assess(ev, rooms, &jd.Decision, &jd.q, jd.listed, now)
 }

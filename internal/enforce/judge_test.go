@@ -16,13 +16,20 @@ import (
 )
 
 // judgeRobots is the robots.txt the judgement tests are judged by: a
-// named group with an Allow carve-out, and a "*" group.
+// named group with an Allow carve-out, groups for a signature agent and
+// for one of the tokens a list proves, and a "*" group.
 const judgeRobots = `User-agent: GPTBot
 Disallow: /private/
 Allow: /private/open/
 
 User-agent: *
 Disallow: /admin/
+
+User-agent: ExampleSigner
+Disallow: /signer/
+
+User-agent: Google-CloudVertexBot
+Disallow: /
 `
 
 // Client addresses, each with what fakeIdentity answers for it.
@@ -33,6 +40,7 @@ const (
 	ipPending     = "198.51.100.3" // an answer is on its way
 	ipListed      = "203.0.113.5"  // in GPTBot's published range list
 	ipEscalated   = "203.0.113.9"  // a crawler escalated before the request
+	ipGoogle      = "66.249.66.1"  // in a list that proves Googlebot and Google-CloudVertexBot
 )
 
 // fakeIdentity answers claims of GPTBot, the one token it has a method
@@ -41,12 +49,21 @@ const (
 type fakeIdentity struct{}
 
 func (fakeIdentity) Verify(token string, addr netip.Addr, _ *http.Request) verify.Result {
-	if token != "GPTBot" {
+	if token == "ExampleSigner" {
+		return verify.Result{Outcome: verify.Forged, Method: verify.WebBotAuth} // never signed here
+	}
+	if token != "GPTBot" && token != "Google-CloudVertexBot" && token != "Googlebot" {
 		return verify.Result{Outcome: verify.Unverified}
 	}
 	switch addr.String() {
 	case ipVerified, ipListed:
-		return verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
+		if token == "GPTBot" {
+			return verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
+		}
+	case ipGoogle:
+		if token != "GPTBot" {
+			return verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
+		}
 	case ipUnconfirmed:
 		return verify.Result{Outcome: verify.Unconfirmed, Method: verify.ReverseDNS}
 	case ipPending:
@@ -55,11 +72,22 @@ func (fakeIdentity) Verify(token string, addr netip.Addr, _ *http.Request) verif
 	return verify.Result{Outcome: verify.Forged, Method: verify.IPRanges}
 }
 
-func (fakeIdentity) HasMethod(token string) bool { return token == "GPTBot" }
+func (fakeIdentity) HasMethod(token string) bool {
+	switch token {
+	case "GPTBot", "ExampleSigner", "Googlebot", "Google-CloudVertexBot":
+		return true
+	}
+	return false
+}
 
+// ListedTokens answers as lists that prove several tokens do (Google's
+// prove Googlebot and Google-CloudVertexBot alike).
 func (fakeIdentity) ListedTokens(addr netip.Addr) []string {
-	if addr.String() == ipListed {
+	switch addr.String() {
+	case ipListed:
 		return []string{"GPTBot"}
+	case ipGoogle:
+		return []string{"Googlebot", "Google-CloudVertexBot"}
 	}
 	return nil
 }
@@ -223,6 +251,17 @@ func TestJudge(t *testing.T) {
 			req: func(t *testing.T) *Request { return testRequest(t, testua.Chrome, "/private/a", ipListed) },
 			want: judged{deny: true, reason: ReasonNamedGroup, token: "GPTBot", identity: verify.Verified,
 				record: &judgedRecord{verdict: record.Deny, reason: "named_group", compliance: record.Violation, botClass: "undeclared", identity: "verified", ruleLine: 2}}},
+		{name: "undeclared bind: a crawler that names a token its list proves is that crawler", opts: []func(*JudgeConfig){undeclared, noEscalation},
+			req:  func(t *testing.T) *Request { return testRequest(t, testua.Googlebot, "/private/a", ipGoogle) },
+			want: judged{allowed: true, reason: ReasonWildcardGroup, token: "Googlebot", identity: verify.Verified}},
+		{name: "undeclared bind: a browser from that list is bound as the list's crawlers", opts: []func(*JudgeConfig){undeclared, noEscalation},
+			req: func(t *testing.T) *Request { return testRequest(t, testua.Chrome, "/private/a", ipGoogle) },
+			want: judged{deny: true, reason: ReasonNamedGroup, token: "Google-CloudVertexBot", identity: verify.Verified,
+				record: &judgedRecord{verdict: record.Deny, reason: "named_group", compliance: record.Violation, botClass: "undeclared", identity: "verified", ruleLine: 12}}},
+		{name: "a forged claim of a token the site names, shaped like no crawler, is a crawler", opts: []func(*JudgeConfig){noEscalation},
+			req: func(t *testing.T) *Request { return testRequest(t, "ExampleSigner/1.0", "/admin/a", ipForged) },
+			want: judged{deny: true, reason: ReasonWildcardGroup, token: "ExampleSigner", identity: verify.Forged, unproven: "ExampleSigner",
+				record: &judgedRecord{verdict: record.Deny, reason: "wildcard_group", compliance: record.Violation, botClass: "crawler", identity: "forged", ruleLine: 6}}},
 		{name: "undeclared off: a browser from a listed address is a browser",
 			req:  func(t *testing.T) *Request { return testRequest(t, testua.Chrome, "/private/a", ipListed) },
 			want: judged{allowed: true, reason: ReasonNotAutomated, token: "Mozilla"}},
@@ -363,7 +402,7 @@ func TestJudgementPooled(t *testing.T) {
 			cfg := pooled.cfg
 			cfg.Served, cfg.Violators = NewServed(0), testViolators()
 			fresh := NewJudge(cfg).Judge(t.Context(), then)
-			if a, b := comparable(reused), comparable(fresh); !reflect.DeepEqual(a, b) {
+			if a, b := comparableJudgement(reused), comparableJudgement(fresh); !reflect.DeepEqual(a, b) {
 				t.Errorf("%s after %s: a pooled judgement\n\t%+v\nwant, as a fresh one,\n\t%+v", then.URI, first.URI, a, b)
 			}
 			reused.Release()
@@ -371,10 +410,10 @@ func TestJudgementPooled(t *testing.T) {
 	}
 }
 
-// comparable returns jd as a value two judgements of one request by two
+// comparableJudgement returns jd as a value two judgements of one request by two
 // Judges of one configuration share: without the Judge and the scratch
 // memory, the record copied out of the latter.
-func comparable(jd *Judgement) Judgement {
+func comparableJudgement(jd *Judgement) Judgement {
 	c := *jd
 	c.judge, c.scratch = nil, nil
 	if c.Record != nil {

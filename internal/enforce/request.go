@@ -62,6 +62,9 @@ type Query struct {
 	UserAgent string
 	// Forged, when not empty, is a product token the client claimed and
 	// failed to prove (see package verify): the groups it names do not
-	// bind the client, which is judged as if its header did not name it.
+	// bind the client, which is judged as if its header did not name it,
+	// but as the crawler it claimed to be: a client that names a token
+	// the site's robots.txt names is a crawler, genuine or not, and the
+	// "*" group binds it as one (agent.AutomatedClaim).
 	Forged string
 }

@@ -1,8 +1,7 @@
 package enforce
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +26,11 @@ const (
 	// maxServedToken bounds the product token of a pair: tokens are short,
 	// and longer ones are not remembered.
 	maxServedToken = 64
+	// servedPerAddress bounds the pairs of one client address (an IPv6
+	// /64): a crawler is known by MaxNames names, and a few headers fit;
+	// a client sending a new header with every fetch pushes out its own
+	// pairs, never another client's.
+	servedPerAddress = 4 * MaxNames
 )
 
 // A ServedLink says how a crawler was tied to a robots.txt it was served.
@@ -36,11 +40,12 @@ const (
 	// LinkNone: no robots.txt was served to the crawler.
 	LinkNone ServedLink = iota
 	// LinkToken: the file was served under the crawler's product token to
-	// a client that proved it, or the token has no method of proof.
+	// a client that proved it (by its address, reverse DNS or signature).
 	LinkToken
 	// LinkClient: the file was served to the same client: the same
-	// address with the same product token, or, for a client with no
-	// token, the same address with the same User-Agent.
+	// address (an IPv6 /64) under a product token its header names too,
+	// or, for a client with none, the same address with the same
+	// User-Agent.
 	LinkClient
 )
 
@@ -56,40 +61,41 @@ func (l ServedLink) String() string {
 
 // A ServedVersion is one robots.txt version served, and when.
 type ServedVersion struct {
-	Hash string // as VersionHash names it
+	Hash string // as robotstxt.VersionHash names it
 	At   time.Time
 }
 
 // A Serving is one robots.txt served to a client, whole.
 type Serving struct {
 	Site string
-	// ClientIP is the client's address, as the handler resolved it.
-	ClientIP string
-	// UserAgent is the client's header: the name of a client with no
-	// product token.
-	UserAgent string
-	// Tokens are the product tokens of the header; Credited those of them
-	// the client proved, or that no method can prove: the fetch counts
-	// for them wherever the crawler asks from, and for the others only
-	// when the same client asks.
-	Tokens, Credited []string
-	Version          string
-	At               time.Time
+	// Addr is the client's address, as the handler resolved it.
+	Addr netip.Addr
+	// Names are the product tokens the client is known by (clientNames),
+	// lower-case; Agent names a client with none (a digest of its
+	// User-Agent). Proven are the tokens the client proved, lower-case:
+	// the fetch counts for them wherever those crawlers ask from, and for
+	// the client itself always.
+	Names, Proven []string
+	Agent         string
+	Version       string
+	At            time.Time
 }
 
 // Served remembers which robots.txt versions were served to which crawler
 // of which site within GraceWindow, so that a decision can tell what the
 // crawler was told (RFC 9309 §2.4: it may keep using a version it fetched
 // for a day). A fetch is credited only to whom it proves anything about:
-// to a product token when the client proved that token (or the token has
-// no method of proof, so that nobody could), and otherwise to the same
-// client alone, never to another crawler at its address. Its memory is
-// bounded (DefaultMaxServed pairs of MaxServedVersions each, names cut to
-// a few dozen octets) whatever clients send. It is safe for concurrent use.
+// to a product token when the client proved that token (a token no
+// method can prove is proven by nobody), and otherwise to the same
+// client alone (its address, an IPv6 /64, and each of its names), never
+// to another crawler at another address. Its memory is bounded
+// (DefaultMaxServed pairs of MaxServedVersions each, servedPerAddress of
+// one address, names cut to a few dozen octets) whatever clients send,
+// and each of its operations is O(1) in the pairs it holds. It is safe
+// for concurrent use.
 type Served struct {
 	mu      sync.Mutex
-	max     int
-	pairs   map[servedKey]*servedVersions
+	pairs   *ledger[servedKey, servedVersions]
 	changes atomic.Int64
 }
 
@@ -101,7 +107,7 @@ func (s *Served) Changes() int64 { return s.changes.Load() }
 type servedKind uint8
 
 const (
-	// servedToken: a product token, lower-case.
+	// servedToken: a product token, lower-case, proven.
 	servedToken servedKind = iota + 1
 	// servedClient: a client address and a product token, lower-case.
 	servedClient
@@ -114,13 +120,13 @@ var servedKindNames = [...]string{servedToken: "token", servedClient: "client", 
 type servedKey struct {
 	site string
 	kind servedKind
+	addr netip.Addr // an address key (see addressKey); none for servedToken
 	name string
 }
 
 type servedVersions struct {
-	v    [MaxServedVersions]ServedVersion
-	n    int
-	last time.Time
+	v [MaxServedVersions]ServedVersion
+	n int
 }
 
 // NewServed returns an empty table remembering at most max pairs (0 means
@@ -129,7 +135,7 @@ func NewServed(max int) *Served {
 	if max <= 0 {
 		max = DefaultMaxServed
 	}
-	return &Served{max: max, pairs: make(map[servedKey]*servedVersions)}
+	return &Served{pairs: newLedger[servedKey, servedVersions](max, servedPerAddress)}
 }
 
 // Note records a robots.txt served whole to a client.
@@ -140,52 +146,39 @@ func (s *Served) Note(sv *Serving) {
 	s.changes.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, tok := range sv.Credited {
-		s.noteLocked(servedKey{sv.Site, servedToken, strings.ToLower(tok)}, sv.Version, sv.At)
+	for _, tok := range sv.Proven {
+		s.noteLocked(servedKey{sv.Site, servedToken, netip.Addr{}, tok}, "token "+tok, sv.Version, sv.At)
 	}
-	if sv.ClientIP == "" {
+	addr := addressKey(sv.Addr)
+	if !addr.IsValid() {
 		return
 	}
-	for _, tok := range sv.Tokens {
-		s.noteLocked(servedKey{sv.Site, servedClient, clientName(sv.ClientIP, tok)}, sv.Version, sv.At)
+	group := addr.String()
+	for _, tok := range sv.Names {
+		s.noteLocked(servedKey{sv.Site, servedClient, addr, tok}, group, sv.Version, sv.At)
 	}
-	if len(sv.Tokens) == 0 {
-		s.noteLocked(servedKey{sv.Site, servedAgent, agentName(sv.ClientIP, sv.UserAgent)}, sv.Version, sv.At)
+	if len(sv.Names) == 0 && sv.Agent != "" {
+		s.noteLocked(servedKey{sv.Site, servedAgent, addr, sv.Agent}, group, sv.Version, sv.At)
 	}
 }
 
-// clientName names a client by address and product token.
-func clientName(ip, token string) string {
-	if len(token) > maxServedToken {
-		return ""
-	}
-	return ip + " " + strings.ToLower(token)
-}
-
-// agentName names a client with no product token by address and a digest
-// of its User-Agent, so that a long header costs no more than a short one.
-func agentName(ip, ua string) string {
-	sum := sha256.Sum256([]byte(ua))
-	return ip + " " + hex.EncodeToString(sum[:8])
-}
-
-func (s *Served) noteLocked(k servedKey, hash string, at time.Time) {
-	if k.name == "" || len(k.name) > maxServedToken+64 {
+func (s *Served) noteLocked(k servedKey, group, hash string, at time.Time) {
+	if k.name == "" || len(k.name) > maxServedToken {
 		return
 	}
-	p := s.pairs[k]
-	if p == nil {
-		if len(s.pairs) >= s.max {
-			s.shrinkLocked(at)
-		}
-		k.site, k.name = strings.Clone(k.site), strings.Clone(k.name)
-		p = &servedVersions{}
-		s.pairs[k] = p
+	fresh := false
+	if _, ok := s.pairs.get(k); !ok {
+		k.site, k.name, fresh = strings.Clone(k.site), strings.Clone(k.name), true
 	}
-	p.last = at
+	p := s.pairs.put(k, group, nil)
+	if fresh {
+		*p = servedVersions{}
+	}
 	for i := range p.n {
 		if p.v[i].Hash == hash {
-			p.v[i].At = at
+			if at.After(p.v[i].At) {
+				p.v[i].At = at
+			}
 			return
 		}
 	}
@@ -203,80 +196,89 @@ func (s *Served) noteLocked(k servedKey, hash string, at time.Time) {
 	p.v[oldest] = ServedVersion{Hash: strings.Clone(hash), At: at}
 }
 
-// shrinkLocked makes room: pairs not served within GraceWindow go first;
-// if none are, an arbitrary tenth.
-func (s *Served) shrinkLocked(now time.Time) {
-	for k, p := range s.pairs {
-		if now.Sub(p.last) > robotstxt.GraceWindow {
-			delete(s.pairs, k)
-		}
-	}
-	drop := max(s.max/10, 1)
-	for k := range s.pairs {
-		if len(s.pairs) < s.max || drop == 0 {
-			break
-		}
-		delete(s.pairs, k)
-		drop--
-	}
-}
-
 // An Asker is the crawler a decision is about, as Served.Lookup ties it
 // to what it was served.
 type Asker struct {
-	// Token is the decision's product token; "" for a client with none.
-	Token string
-	// Credited reports that the client proved Token, or that no method
-	// can: what was served under the token to anyone who proved it is
-	// then what this crawler was told.
-	Credited bool
-	// ClientIP and UserAgent name the client itself.
-	ClientIP, UserAgent string
+	// Token is the decision's product token, lower-case; Proven reports
+	// that the client proved it: what was served under the token to
+	// anyone who proved it is then what this crawler was told.
+	Token  string
+	Proven bool
+	// Addr, Names and Agent name the client itself, as Serving does.
+	Addr  netip.Addr
+	Names []string
+	Agent string
 }
 
 // Lookup returns the versions of site's robots.txt served within
 // GraceWindow before now to the crawler a, newest first, and how it was
-// tied to them: under its token when a is credited with it, else as the
-// same client.
+// tied to them: under its token when a proved it, and as the same client.
 func (s *Served) Lookup(site string, a *Asker, now time.Time) ([]ServedVersion, ServedLink) {
 	return s.AppendLookup(nil, site, a, now)
 }
 
 // AppendLookup is Lookup appending the versions to dst, for a caller that
-// keeps the room: a record's evidence, on every denial.
+// keeps the room: a record's evidence, on every denial. It appends at
+// most MaxServedVersions, the newest.
 func (s *Served) AppendLookup(dst []ServedVersion, site string, a *Asker, now time.Time) ([]ServedVersion, ServedLink) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := len(dst)
-	if a.Token != "" && a.Credited && len(a.Token) <= maxServedToken {
-		if dst = s.appendRecentLocked(dst, servedKey{site, servedToken, strings.ToLower(a.Token)}, now); len(dst) > start {
-			return dst, LinkToken
+	start, link := len(dst), LinkNone
+	if a.Token != "" && a.Proven {
+		if dst = s.appendRecentLocked(dst, start, servedKey{site, servedToken, netip.Addr{}, a.Token}, now); len(dst) > start {
+			link = LinkToken
 		}
 	}
-	if a.ClientIP == "" {
-		return dst, LinkNone
+	addr := addressKey(a.Addr)
+	if !addr.IsValid() {
+		return dst, link
 	}
-	k := servedKey{site, servedClient, clientName(a.ClientIP, a.Token)}
-	if a.Token == "" {
-		k = servedKey{site, servedAgent, agentName(a.ClientIP, a.UserAgent)}
+	before := len(dst)
+	for _, name := range a.Names {
+		dst = s.appendRecentLocked(dst, start, servedKey{site, servedClient, addr, name}, now)
 	}
-	if dst = s.appendRecentLocked(dst, k, now); len(dst) > start {
-		return dst, LinkClient
+	if len(a.Names) == 0 && a.Agent != "" {
+		dst = s.appendRecentLocked(dst, start, servedKey{site, servedAgent, addr, a.Agent}, now)
 	}
-	return dst, LinkNone
+	if link == LinkNone && len(dst) > before {
+		link = LinkClient
+	}
+	return dst, link
 }
 
-// appendRecentLocked appends k's versions served within GraceWindow before
-// now, newest first.
-func (s *Served) appendRecentLocked(out []ServedVersion, k servedKey, now time.Time) []ServedVersion {
-	p := s.pairs[k]
-	if p == nil || k.name == "" {
+// appendRecentLocked merges k's versions served within GraceWindow before
+// now into out[start:], each version once (at its latest serve), newest
+// first, at most MaxServedVersions.
+func (s *Served) appendRecentLocked(out []ServedVersion, start int, k servedKey, now time.Time) []ServedVersion {
+	p, ok := s.pairs.get(k)
+	if !ok {
 		return out
 	}
-	start := len(out)
+next:
 	for _, v := range p.v[:p.n] {
-		if age := now.Sub(v.At); age >= 0 && age <= robotstxt.GraceWindow {
+		if age := now.Sub(v.At); age < 0 || age > robotstxt.GraceWindow {
+			continue
+		}
+		for i := start; i < len(out); i++ {
+			if out[i].Hash == v.Hash {
+				if v.At.After(out[i].At) {
+					out[i].At = v.At
+				}
+				continue next
+			}
+		}
+		if len(out)-start < MaxServedVersions {
 			out = append(out, v)
+			continue
+		}
+		oldest := start // full: v replaces the oldest, if it is newer
+		for i := start + 1; i < len(out); i++ {
+			if out[i].At.Before(out[oldest].At) {
+				oldest = i
+			}
+		}
+		if v.At.After(out[oldest].At) {
+			out[oldest] = v
 		}
 	}
 	vs := out[start:]
@@ -292,5 +294,5 @@ func (s *Served) appendRecentLocked(out []ServedVersion, k servedKey, now time.T
 func (s *Served) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.pairs)
+	return s.pairs.len()
 }

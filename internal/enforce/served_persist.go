@@ -1,6 +1,8 @@
 package enforce
 
 import (
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
@@ -19,42 +21,62 @@ type SavedServed struct {
 	Versions []ServedVersion `json:"versions"`
 }
 
-// Save returns what the table remembers, for a SavedState.
+// Save returns what the table remembers, oldest first.
 func (s *Served) Save() []SavedServed {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]SavedServed, 0, len(s.pairs))
-	for k, p := range s.pairs {
-		out = append(out, SavedServed{Site: k.site, Kind: servedKindNames[k.kind], Name: k.name,
+	out := make([]SavedServed, 0, s.pairs.len())
+	s.pairs.each(func(k servedKey, p *servedVersions) bool {
+		name := k.name
+		if k.kind != servedToken {
+			name = k.addr.String() + " " + k.name
+		}
+		out = append(out, SavedServed{Site: k.site, Kind: servedKindNames[k.kind], Name: name,
 			Versions: append([]ServedVersion(nil), p.v[:p.n]...)})
-	}
+		return true
+	})
 	return out
 }
 
 // Restore puts saved pairs back in the table, those served within
-// GraceWindow before now, up to its bound.
+// GraceWindow before now, up to its bounds. A client's address is keyed
+// as the table keys it now (see addressKey), whatever it was saved as.
 func (s *Served) Restore(saved []SavedServed, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range saved {
-		kind := servedKindOf(p.Kind)
-		if kind == 0 {
+		k, group, ok := savedServedKey(&p)
+		if !ok {
 			continue
 		}
 		for _, v := range p.Versions {
 			if age := now.Sub(v.At); age >= 0 && age <= robotstxt.GraceWindow {
-				s.noteLocked(servedKey{site: p.Site, kind: kind, name: p.Name}, v.Hash, v.At)
+				s.noteLocked(k, group, v.Hash, v.At)
 			}
 		}
 	}
 }
 
-// servedKindOf reads a SavedServed's Kind; 0 for none.
-func servedKindOf(name string) servedKind {
-	for k, n := range servedKindNames {
-		if n != "" && n == name {
-			return servedKind(k)
+// savedServedKey reads the key of a saved pair, and its group.
+func savedServedKey(p *SavedServed) (servedKey, string, bool) {
+	k := servedKey{site: p.Site}
+	for kind, n := range servedKindNames {
+		if n != "" && n == p.Kind {
+			k.kind = servedKind(kind)
 		}
 	}
-	return 0
+	switch k.kind {
+	case servedToken:
+		k.name = strings.ToLower(p.Name)
+		return k, "token " + k.name, k.name != ""
+	case servedClient, servedAgent:
+		ip, name, ok := strings.Cut(p.Name, " ")
+		a, err := netip.ParseAddr(ip)
+		if !ok || err != nil || name == "" {
+			return k, "", false
+		}
+		k.addr, k.name = addressKey(a), name
+		return k, k.addr.String(), k.addr.IsValid()
+	}
+	return k, "", false
 }

@@ -213,6 +213,15 @@ func NewVersion(prev *Snapshot, source string, body []byte, at time.Time) *Snaps
 	return s.follow(prev, at)
 }
 
+// NewUnavailable returns the snapshot in force once source answered a
+// fetch at at with status, a 4xx other than 429 (no file: everything
+// allowed, RFC 9309 §2.3.1.3), following prev (nil for none) as NewVersion
+// does.
+func NewUnavailable(prev *Snapshot, source string, status int, at time.Time) *Snapshot {
+	s := &Snapshot{Access: AccessUnavailable, Source: source, HTTPStatus: status, FetchedAt: at, CheckedAt: at}
+	return s.follow(prev, at)
+}
+
 // Groups returns the index of the groups of Robots, nil when there is no
 // file.
 func (s *Snapshot) Groups() *GroupIndex { return s.groups }
