@@ -357,7 +357,7 @@ func TestE2EJudgementServedByIdentity(t *testing.T) {
 	robots = v2
 	mu.Unlock()
 	e2eAfterOfferInterval()
-	c.getWith(0, "site.test", "/robots.txt", e2eBrowser, jdFrom("192.0.2.200")) // makes the handler fetch v2
+	c.getWith(0, "site.test", "/robots.txt", e2eBrowser, jdFrom("203.0.113.200")) // makes the handler fetch v2; an address no list proves
 	jdMark(c, 0, "site.test", "/private/")
 	// The first request v2 denies is the verified Googlebot's first record.
 	if !e2eEventually(func() bool { return strings.HasPrefix(get("/x", verified).header.Get("X-Robots"), "deny|") }) {

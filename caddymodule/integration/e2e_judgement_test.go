@@ -203,7 +203,8 @@ http://:<PORT1> {
 // robots.txt, ExampleBot, which never did, asks for a disallowed path: its
 // record says it was served none, and the audit says it never fetched
 // robots.txt. Once ExampleBot fetches robots.txt itself, its next
-// denial says it was served it, by its token.
+// denial says it was served it, as the same client: a token no method
+// can prove is proven by nobody.
 func TestE2EJudgementServedByOwnFetchOnly(t *testing.T) {
 	up := e2eNewUpstream(t, map[string]e2eRoute{"/robots.txt": e2eText("User-agent: *\nDisallow: /private/\n")})
 	c := e2eStart(t, 1, e2eProxySite, map[string]string{"<UPSTREAM>": up.hostPort(), "<MODE>": "enforce", "<OPTIONS>": "body denied"})
@@ -247,7 +248,7 @@ func TestE2EJudgementServedByOwnFetchOnly(t *testing.T) {
 		t.Fatalf("records of ExampleBot's second request: %d, want 1:\n%s", len(recs), e2eDump(recs))
 	}
 	jdCheck(t, "ExampleBot, after its own fetch", recs[0], e2eRecord{
-		"agent": "ExampleBot", "compliance": "violation", "served_robots": true, "served_link": "token",
+		"agent": "ExampleBot", "compliance": "violation", "served_robots": true, "served_link": "client",
 	})
 }
 

@@ -209,11 +209,13 @@ func TestE2EComplianceRecords(t *testing.T) {
 			"reason": "named_group", "reading": "as_sent", "group_line": 1.0, "rule": "/private/", "rule_line": 2.0,
 			"compliance": "violation", "judged_versions": judged,
 			"agent_fetched_robots": false, "served_robots": false, "automation": "catalogue"},
-		// GPTBot fetched robots.txt through the handler, by its token.
+		// GPTBot fetched robots.txt through the handler, from its own
+		// address: a fetch it proved nothing by (verification is off)
+		// counts for that client alone.
 		{"uri": "/private/b", "user_agent": e2eGPTBot, "agent": "GPTBot", "bot_class": "named", "verdict": "deny",
 			"reason": "named_group", "reading": "as_sent", "group_line": 1.0, "rule": "/private/", "rule_line": 2.0,
 			"compliance": "violation", "judged_versions": judged,
-			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "token", "automation": "catalogue"},
+			"agent_fetched_robots": true, "served_robots": true, "served_hash": hash, "served_link": "client", "automation": "catalogue"},
 		// ExampleCrawler comes from the same address, and never fetched
 		// robots.txt: GPTBot's fetch says nothing of it.
 		{"uri": "/private/c", "user_agent": e2eCrawler, "agent": "ExampleCrawler", "bot_class": "crawler", "verdict": "deny",

@@ -282,12 +282,18 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	now := time.Now()
 	for _, t := range o.targets {
 		req := enforce.Request{Method: http.MethodGet, URL: t.url, URI: t.given, UserAgent: o.userAgent, Now: now}
+		if o.escalated != enforce.EscalateOff {
+			req.ClientIP = checkClientIP
+		}
 		if o.ip.IsValid() {
 			req.ClientIP = o.ip.String()
 			id.last = nil
 		}
 		jd := judge.Judge(ctx, &req)
 		r := newCheckResult(t.given, jd)
+		if !o.ip.IsValid() {
+			r.rec.ClientIP = "" // checkClientIP: no client's
+		}
 		if id != nil {
 			r.addIdentity(o.ip, id.last, o.verify.Forged, jd.Unproven != "")
 		}
@@ -317,27 +323,27 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 
 // escalatedClient returns a table in which the client of o is escalated
 // (--escalated), under whatever token its judgement names it by: each
-// word of its User-Agent, as a verified token and at its address, so that
-// the judgement meets the escalation as the handler would.
+// word of its User-Agent as a proven token, and its address as a whole
+// (checkClientIP without --ip), so that the judgement meets the
+// escalation as the handler would.
 func escalatedClient(o checkOptions) *enforce.Violators {
 	v := enforce.NewViolators(0)
-	ip := ""
-	if o.ip.IsValid() {
-		ip = o.ip.String()
+	addr := o.ip
+	if !addr.IsValid() {
+		addr = netip.MustParseAddr(checkClientIP)
 	}
 	toks := agent.Tokenize(o.userAgent)
-	names := []string{""}
-	for i := 0; i < toks.Len(); i++ {
-		names = append(names, toks.At(i))
-	}
 	now := time.Now()
-	for _, tok := range names {
-		for _, verified := range []bool{true, false} {
-			v.Begin("", tok, ip, verified, now, time.Hour, enforce.Escalation{URI: "(--escalated)"})
-		}
+	for i := 0; i < toks.Len(); i++ {
+		v.Begin("", toks.At(i), addr, true, now, time.Hour, enforce.Escalation{URI: "(--escalated)"})
 	}
+	v.Begin("", "*", addr, false, now, time.Hour, enforce.Escalation{URI: "(--escalated)"})
 	return v
 }
+
+// checkClientIP is the address check judges a client by when --ip gives
+// none: a documentation address (RFC 5737), which no list proves.
+const checkClientIP = "192.0.2.0"
 
 // waitingIdentity is the commands' enforce.Identity: it waits for each
 // answer (verify.Verifier.VerifyNow) until ctx is done, and keeps what
@@ -360,6 +366,11 @@ func (w *waitingIdentity) HasMethod(token string) bool { return w.claims.v.HasMe
 
 // ListedTokens implements enforce.Identity, once the range lists are in
 // (or the wait is over).
+func (w *waitingIdentity) ProvenTokens(addr netip.Addr, r *http.Request) []string {
+	return w.claims.v.ProvenTokens(addr, r)
+}
+
+// ListedTokens implements enforce.Identity.
 func (w *waitingIdentity) ListedTokens(addr netip.Addr) []string {
 	w.claims.loaded(w.ctx)
 	return w.claims.v.ListedTokens(addr)

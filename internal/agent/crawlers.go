@@ -103,6 +103,9 @@ type Crawler struct {
 	// Source is the key of the source that documents the entry (see
 	// CatalogueSources).
 	Source string
+	// UserTriggered says its operator documents it as a user-triggered
+	// fetcher: it fetches a page because a person asked for it.
+	UserTriggered bool
 }
 
 // A CatalogueSource is a source the catalogue's entries come from.
@@ -176,8 +179,9 @@ func parseCatalogue(text string) ([]Crawler, []CatalogueSource, []error) {
 			sources = append(sources, CatalogueSource{Key: fields[1], Where: strings.Join(fields[2:], " ")})
 			continue
 		}
-		if len(fields) != 3 {
-			errs = append(errs, catalogueError{num, fmt.Sprintf("want \"token category source\", got %d fields", len(fields))})
+		user := len(fields) == 4 && fields[3] == "user"
+		if len(fields) != 3 && !user {
+			errs = append(errs, catalogueError{num, fmt.Sprintf("want \"token category source [user]\", got %q", strings.Join(fields, " "))})
 			continue
 		}
 		tok, name, src := fields[0], fields[1], fields[2]
@@ -200,7 +204,7 @@ func parseCatalogue(text string) ([]Crawler, []CatalogueSource, []error) {
 			continue
 		}
 		seen[k] = num
-		out = append(out, Crawler{Token: tok, Category: cat, Source: src})
+		out = append(out, Crawler{Token: tok, Category: cat, Source: src, UserTriggered: user})
 	}
 	return out, sources, errs
 }
@@ -211,6 +215,42 @@ func isToken(s string) bool { return rules.IsProductToken(s) }
 // catalogue and catalogueSources are crawlers.txt, parsed once. They are
 // never modified.
 var catalogue, catalogueSources, _ = parseCatalogue(crawlersTxt)
+
+// userTriggered holds the catalogue's user-triggered fetchers, by their
+// token lower-case.
+var userTriggered = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, c := range catalogue {
+		if c.UserTriggered {
+			m[strings.ToLower(c.Token)] = true
+		}
+	}
+	return m
+}()
+
+// UserTriggered reports whether tok, compared case-insensitively, names a
+// user-triggered fetcher of the catalogue: one its operator documents as
+// fetching a page because a person asked for it (ChatGPT-User,
+// Claude-User, Perplexity-User, Google's user-triggered fetchers, ...).
+func UserTriggered(tok string) bool {
+	if len(tok) > 64 {
+		return false
+	}
+	var buf [64]byte
+	return userTriggered[string(lowerASCII(buf[:0], tok))]
+}
+
+// lowerASCII appends s to dst with ASCII letters lower-case.
+func lowerASCII(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
 
 // staticTokens answers, for a candidate, whether it is generic and which
 // category the catalogue gives it, in one probe. It is built once from

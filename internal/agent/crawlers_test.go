@@ -54,16 +54,17 @@ func TestCatalogue(t *testing.T) {
 
 func TestParseCatalogueErrors(t *testing.T) {
 	text := "source doc https://example.com/doc\nFoo search doc\nBar doc\nBaz9 ai doc\nQux nonsense doc\nfoo seo doc\n" +
-		"# comment\n\nOK tool doc # trailing comment\nLost tool nowhere\nsource doc again\nsource\n"
+		"# comment\n\nOK tool doc # trailing comment\nLost tool nowhere\nsource doc again\nsource\n" +
+		"Asker-User ai doc user\nOdd ai doc users\n"
 	entries, sources, errs := parseCatalogue(text)
-	want := []Crawler{{"Foo", CategorySearch, "doc"}, {"OK", CategoryTool, "doc"}}
+	want := []Crawler{{"Foo", CategorySearch, "doc", false}, {"OK", CategoryTool, "doc", false}, {"Asker-User", CategoryAI, "doc", true}}
 	if !slices.Equal(entries, want) {
 		t.Errorf("parseCatalogue: entries = %v, want %v", entries, want)
 	}
 	if len(sources) != 1 || sources[0] != (CatalogueSource{"doc", "https://example.com/doc"}) {
 		t.Errorf("parseCatalogue: sources = %v, want [{doc https://example.com/doc}]", sources)
 	}
-	wantLines := []string{"crawlers.txt:3:", "crawlers.txt:4:", "crawlers.txt:5:", "crawlers.txt:6:", "crawlers.txt:10:", "crawlers.txt:11:", "crawlers.txt:12:"}
+	wantLines := []string{"crawlers.txt:3:", "crawlers.txt:4:", "crawlers.txt:5:", "crawlers.txt:6:", "crawlers.txt:10:", "crawlers.txt:11:", "crawlers.txt:12:", "crawlers.txt:14:"}
 	if len(errs) != len(wantLines) {
 		t.Fatalf("parseCatalogue: %d errors (%v), want %d", len(errs), errs, len(wantLines))
 	}
@@ -83,6 +84,23 @@ func TestCategoryClass(t *testing.T) {
 	} {
 		if got := c.Class(); got != want {
 			t.Errorf("%v.Class() = %v, want %v", c, got, want)
+		}
+	}
+}
+
+// TestUserTriggered checks the fetchers the catalogue marks as acting for
+// a person, as their operators document them, in any case, and that
+// crawlers and unknown tokens are not.
+func TestUserTriggered(t *testing.T) {
+	for _, tok := range []string{"ChatGPT-User", "chatgpt-user", "Claude-User", "Perplexity-User", "meta-externalfetcher",
+		"FeedFetcher-Google", "Google-Read-Aloud", "Google-Site-Verification", "GoogleProducer", "Google-NotebookLM"} {
+		if !UserTriggered(tok) {
+			t.Errorf("UserTriggered(%q) = false, want true", tok)
+		}
+	}
+	for _, tok := range []string{"GPTBot", "ClaudeBot", "PerplexityBot", "Googlebot", "meta-externalagent", "", "ExampleBot", strings.Repeat("a", 100)} {
+		if UserTriggered(tok) {
+			t.Errorf("UserTriggered(%q) = true, want false", tok)
 		}
 	}
 }

@@ -24,6 +24,14 @@ type Identity interface {
 	// names (JudgeConfig.Undeclared), browsers included: one prefix
 	// lookup, no allocation.
 	ListedTokens(addr netip.Addr) []string
+	// ProvenTokens returns the product tokens a request from addr (r, read
+	// for signatures, may be nil) is proven to come from, whatever its
+	// header names: those whose range lists hold addr, and those whose
+	// reverse DNS domains a name of addr already confirmed is under. It
+	// starts no lookup and waits for nothing; nil when none. The caller
+	// must not modify the slice. It is asked for every request while an
+	// escalation is in force (see escalation).
+	ProvenTokens(addr netip.Addr, r *http.Request) []string
 }
 
 // ForgedPolicy says what a client that fails to prove its claim gets.

@@ -109,6 +109,10 @@ type Judgement struct {
 	// none; Escalated says this request's violation began one.
 	Escalation *Escalation
 	Escalated  bool
+	// UserTriggered says the crawler is a user-triggered fetcher
+	// (agent.UserTriggered): it acts for a person, its denials are
+	// reported apart from crawlers', and it never escalates.
+	UserTriggered bool
 	// RobotsTxt says the request asks for /robots.txt, which always
 	// passes: see NoteServed.
 	RobotsTxt bool
@@ -186,9 +190,10 @@ func (j *Judge) judge(ctx context.Context, jd *Judgement) {
 	if jd.Allowed && (jd.Bound || jd.RobotsTxt) && hasRewriteHeader(req.Header) {
 		j.judgeRewrites(jd)
 	}
-	if j.cfg.Escalation != EscalateOff && jd.Bound && !jd.RobotsTxt {
+	if j.cfg.Escalation != EscalateOff && !jd.RobotsTxt {
 		j.escalation(jd)
 	}
+	jd.UserTriggered = jd.Bound && userTriggered(jd)
 	if j.cfg.Usage && !jd.RobotsTxt {
 		jd.Usage = usageOf(&jd.Decision)
 	}

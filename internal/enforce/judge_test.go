@@ -80,6 +80,15 @@ func (fakeIdentity) HasMethod(token string) bool {
 	return false
 }
 
+// ProvenTokens answers by the lists, and proves GPTBot at ipVerified, as
+// its reverse DNS would.
+func (f fakeIdentity) ProvenTokens(addr netip.Addr, _ *http.Request) []string {
+	if addr.String() == ipVerified {
+		return []string{"GPTBot"}
+	}
+	return f.ListedTokens(addr)
+}
+
 // ListedTokens answers as lists that prove several tokens do (Google's
 // prove Googlebot and Google-CloudVertexBot alike).
 func (fakeIdentity) ListedTokens(addr netip.Addr) []string {
@@ -134,7 +143,7 @@ const testSite = "https://example.com"
 // ipEscalated is escalated as ExampleBot since an hour before testEpoch.
 func testViolators() *Violators {
 	v := NewViolators(0)
-	v.Begin(testSite, "ExampleBot", ipEscalated, false, testEpoch.Add(-time.Hour), DefaultEscalation, Escalation{Site: testSite, URI: "/admin/x"})
+	v.Begin(testSite, "ExampleBot", netip.MustParseAddr(ipEscalated), false, testEpoch.Add(-time.Hour), DefaultEscalation, Escalation{Site: testSite, URI: "/admin/x"})
 	return v
 }
 
@@ -169,6 +178,9 @@ func TestJudge(t *testing.T) {
 	block := func(c *JudgeConfig) { c.Escalation = EscalateBlock }
 	noEscalation := func(c *JudgeConfig) { c.Escalation = EscalateOff }
 	logAllowed := func(c *JudgeConfig) { c.LogAllowed = true }
+	gptbotEscalated := func(c *JudgeConfig) {
+		c.Violators.Begin(testSite, "GPTBot", netip.Addr{}, true, testEpoch.Add(-time.Hour), DefaultEscalation, Escalation{Site: testSite, URI: "/private/x"})
+	}
 
 	denyNamed := &judgedRecord{verdict: record.Deny, reason: "named_group", compliance: record.Violation, botClass: "named", ruleLine: 2}
 	tests := []struct {
@@ -280,6 +292,25 @@ func TestJudge(t *testing.T) {
 			req: func(t *testing.T) *Request { return testRequest(t, exampleBot, "/blog", ipEscalated) },
 			want: judged{deny: true, reason: ReasonEscalated, token: "ExampleBot", identity: verify.Unverified,
 				record: &judgedRecord{verdict: record.Deny, reason: "escalated", compliance: record.Protective, botClass: "crawler", identity: "unverified", escalation: "block"}}},
+		{name: "a proven crawler, escalated, renamed: still the crawler its address proves", opts: []func(*JudgeConfig){gptbotEscalated, logMode},
+			req: func(t *testing.T) *Request { return testRequest(t, "ExampleBot/1.0", "/private/a", ipVerified) },
+			want: judged{deny: true, reason: ReasonNamedGroup, token: "GPTBot", identity: verify.Verified,
+				record: &judgedRecord{verdict: record.Deny, reason: "named_group", compliance: record.Violation, botClass: "undeclared", identity: "verified", escalation: "enforce", ruleLine: 2}}},
+		{name: "a proven crawler, escalated, as a forged user-triggered fetcher", opts: []func(*JudgeConfig){gptbotEscalated, logMode},
+			req: func(t *testing.T) *Request { return testRequest(t, "ChatGPT-User/1.0", "/private/a", ipVerified) },
+			want: judged{deny: true, reason: ReasonNamedGroup, token: "GPTBot", identity: verify.Verified,
+				record: &judgedRecord{verdict: record.Deny, reason: "named_group", compliance: record.Violation, botClass: "undeclared", identity: "verified", escalation: "enforce", ruleLine: 2}}},
+		{name: "a proven crawler, escalated, as a browser: blocked", opts: []func(*JudgeConfig){gptbotEscalated, block, logMode},
+			req: func(t *testing.T) *Request { return testRequest(t, testua.Chrome, "/blog", ipVerified) },
+			want: judged{deny: true, reason: ReasonEscalated, token: "GPTBot", identity: verify.Verified,
+				record: &judgedRecord{verdict: record.Deny, reason: "escalated", compliance: record.Protective, botClass: "undeclared", identity: "verified", escalation: "block"}}},
+		{name: "another crawler's address is not the escalated crawler's", opts: []func(*JudgeConfig){gptbotEscalated, block, logMode},
+			req:  func(t *testing.T) *Request { return testRequest(t, testua.Chrome, "/blog", ipForged) },
+			want: judged{allowed: true, reason: ReasonNotAutomated, token: "Mozilla"}},
+		{name: "a user-triggered fetcher's violation never escalates",
+			req: func(t *testing.T) *Request { return testRequest(t, "ChatGPT-User/1.0", "/admin/a", ipForged) },
+			want: judged{deny: true, reason: ReasonWildcardGroup, token: "ChatGPT-User", identity: verify.Unverified,
+				record: &judgedRecord{verdict: record.Deny, reason: "wildcard_group", compliance: record.Violation, botClass: "crawler", identity: "unverified", ruleLine: 6}}},
 		{name: "escalated, block: robots.txt still passes", opts: []func(*JudgeConfig){block},
 			req:  func(t *testing.T) *Request { return testRequest(t, exampleBot, "/robots.txt", ipEscalated) },
 			want: judged{allowed: true, reason: ReasonRobotsTxt}},

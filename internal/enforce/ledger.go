@@ -132,6 +132,27 @@ func (l *ledger[K, V]) each(f func(K, *V) bool) {
 	}
 }
 
+// eachInGroup calls f with each entry of group, oldest first, until f
+// returns false: O(the group's entries), whatever the ledger holds.
+func (l *ledger[K, V]) eachInGroup(group string, f func(K, *V) bool) {
+	g := l.groups[group]
+	if g == nil {
+		return
+	}
+	for e := g.head; e != nil; e = e.groupNext {
+		if !f(e.key, &e.value) {
+			return
+		}
+	}
+}
+
+// pruneOldest lets the oldest entries go while gone says they may.
+func (l *ledger[K, V]) pruneOldest(gone func(*V) bool) {
+	for e := l.all.head; e != nil && gone(&e.value); e = l.all.head {
+		l.evict(e, nil)
+	}
+}
+
 func (ls *ledgerList[K, V]) pushBack(e *ledgerEntry[K, V], group bool) {
 	if group {
 		e.groupPrev, e.groupNext = ls.tail, nil

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,10 +53,20 @@ const (
 	// a crawler may keep a robots.txt (RFC 9309 §2.4), so that an honest
 	// crawler's stale copy never costs it more than a day.
 	DefaultEscalation = 24 * time.Hour
-	// DefaultMaxViolators bounds the crawlers a table holds: violators are
-	// few, and a flood of forged names from new addresses cannot grow it
-	// past a megabyte or two; past it, the escalation ending soonest goes.
+	// DefaultMaxViolators bounds the crawlers a table holds, proven and
+	// not each: violators are few, and a flood of forged names from new
+	// addresses cannot grow it past a megabyte or two; past it, the
+	// escalation begun first goes, never a proven crawler's for an
+	// unproven one.
 	DefaultMaxViolators = 10000
+	// maxPerAddress bounds the escalations of one client address (an
+	// IPv6 /64) that proves no token: a violator inventing a name for
+	// each request fills its own share, and past it the address itself
+	// is escalated (see Violators.Begin), so that changing names is no
+	// way out and no one address can push out another's escalations.
+	maxPerAddress = 8
+	// anyToken is the token of an escalation of a whole address.
+	anyToken = "*"
 )
 
 // An Escalation is what a crawler's violation started: since when and
@@ -68,34 +79,53 @@ type Escalation struct {
 	Versions  []string
 }
 
-// violatorKey names a crawler: its verified token, or, for a claim that
-// was not verified, the token and the address it came from, so that no
-// one can get another crawler escalated by claiming its name.
+// violatorKey names a crawler escalated on a site: a token it proved,
+// or, for a client that proved none, the token it claimed and its
+// address (an address key, see addressKey), so that no one can get
+// another crawler escalated by claiming its name.
 type violatorKey struct {
 	site  string
-	token string // lower-case
-	ip    string // "" for a verified token
+	token string     // lower-case; anyToken for a whole address
+	addr  netip.Addr // the zero Addr for a proven token
 }
 
 // Violators remembers the crawlers recorded with a violation, and when
-// their escalation ends. Its memory is bounded (max entries, names cut to
-// a few dozen octets) whatever clients send. It is safe for concurrent
-// use; a table with no escalation in force costs a lookup one atomic load.
+// their escalation ends: a proven crawler by its token, wherever it asks
+// from; a client that proved none by its address and the token it
+// claimed. Its memory is bounded (DefaultMaxViolators proven and as many
+// unproven, maxPerAddress of one address, names cut to a few dozen
+// octets) whatever clients send, and each operation is O(1). It is safe
+// for concurrent use; a table with no escalation in force costs a lookup
+// one atomic load.
 type Violators struct {
-	mu      sync.Mutex
-	max     int
-	m       map[violatorKey]*Escalation
-	n       atomic.Int64 // len(m), read without the lock
-	changes atomic.Int64
+	mu               sync.Mutex
+	proven, unproven *ledger[violatorKey, Escalation]
+	n                atomic.Int64 // entries held, read without the lock
+	changes          atomic.Int64
+	// begun, when set, is called (without the lock) after an escalation
+	// begins: the owner saves the table at once, so that a crash a moment
+	// later does not lose it.
+	begun atomic.Pointer[func()]
 }
 
-// NewViolators returns an empty table holding at most max crawlers (0
-// means DefaultMaxViolators).
+// NewViolators returns an empty table holding at most max crawlers proven
+// and max unproven (0 means DefaultMaxViolators).
 func NewViolators(max int) *Violators {
 	if max <= 0 {
 		max = DefaultMaxViolators
 	}
-	return &Violators{max: max, m: make(map[violatorKey]*Escalation)}
+	return &Violators{proven: newLedger[violatorKey, Escalation](max, 0),
+		unproven: newLedger[violatorKey, Escalation](max, maxPerAddress)}
+}
+
+// OnBegin has f called after each escalation begins, outside the table's
+// lock; nil stops it.
+func (v *Violators) OnBegin(f func()) {
+	if f == nil {
+		v.begun.Store(nil)
+		return
+	}
+	v.begun.Store(&f)
 }
 
 // Changes returns a count that grows with every escalation begun: a
@@ -110,58 +140,124 @@ func (v *Violators) Len() int {
 	return int(v.n.Load())
 }
 
-func violatorKeyOf(site, token, ip string, verified bool) (violatorKey, bool) {
-	if len(token) > maxServedToken || len(site) > robotstxt.MaxHostLen+len("https://") {
+// keyOf returns the key of the crawler token of site, proven as it or
+// else at addr; false when it cannot be held (a name too long, a client
+// with no address).
+func keyOf(site, token string, addr netip.Addr, proven bool) (violatorKey, bool) {
+	if token == "" || len(token) > maxServedToken || len(site) > robotstxt.MaxHostLen+len("https://") {
 		return violatorKey{}, false
 	}
-	k := violatorKey{site: site, token: strings.ToLower(token), ip: ip}
-	if verified {
-		k.ip = ""
+	k := violatorKey{site: site, token: lowerKey(token)}
+	if !proven {
+		if k.addr = addressKey(addr); !k.addr.IsValid() {
+			return violatorKey{}, false
+		}
 	}
 	return k, true
 }
 
+// lowerKey returns tok lower-case, uncopied when it is already.
+func lowerKey(tok string) string {
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(tok)
+		}
+	}
+	return tok
+}
+
 // Lookup returns the escalation in force at now for the crawler token of
-// site, verified as it or, if not, at address ip; nil when there is none.
-func (v *Violators) Lookup(site, token, ip string, verified bool, now time.Time) *Escalation {
+// site, proven as it or, if not, at address addr (or for the whole
+// address); nil when there is none.
+func (v *Violators) Lookup(site, token string, addr netip.Addr, proven bool, now time.Time) *Escalation {
 	if v == nil || v.n.Load() == 0 {
 		return nil
 	}
-	k, ok := violatorKeyOf(site, token, ip, verified)
+	k, ok := keyOf(site, token, addr, proven)
 	if !ok {
 		return nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e := v.m[k]; e != nil && now.Before(e.Until) {
+	l := v.unproven
+	if proven {
+		l = v.proven
+	}
+	if e, ok := l.get(k); ok && now.Before(e.Until) {
 		return e
+	}
+	if !proven {
+		k.token = anyToken
+		if e, ok := l.get(k); ok && now.Before(e.Until) {
+			return e
+		}
 	}
 	return nil
 }
 
-// Begin escalates the crawler token of site (verified as it, or at
-// address ip) for d from now, for the violation e describes, unless an
-// escalation is already in force; it reports whether it began one.
-func (v *Violators) Begin(site, token, ip string, verified bool, now time.Time, d time.Duration, e Escalation) bool {
-	k, ok := violatorKeyOf(site, token, ip, verified)
+// Begin escalates the crawler token of site (proven as it, or at address
+// addr) for d from now, for the violation e describes, unless an
+// escalation is already in force; it reports whether it began one. An
+// address that proves no token and would pass its share of escalations
+// is escalated as a whole instead: a client that invents a name for each
+// violation is one violator.
+func (v *Violators) Begin(site, token string, addr netip.Addr, proven bool, now time.Time, d time.Duration, e Escalation) bool {
+	k, ok := keyOf(site, token, addr, proven)
 	if !ok {
 		return false
 	}
 	v.mu.Lock()
-	defer v.mu.Unlock()
-	if old := v.m[k]; old != nil && now.Before(old.Until) {
+	began := v.beginLocked(k, proven, now, d, e)
+	v.mu.Unlock()
+	if began {
+		v.changes.Add(1)
+		if f := v.begun.Load(); f != nil {
+			(*f)()
+		}
+	}
+	return began
+}
+
+func (v *Violators) beginLocked(k violatorKey, proven bool, now time.Time, d time.Duration, e Escalation) bool {
+	l := v.unproven
+	if proven {
+		l = v.proven
+	}
+	// Escalations end in about the order they began: those ended go
+	// first, so that the table holds those in force.
+	l.pruneOldest(func(e *Escalation) bool { return !now.Before(e.Until) })
+	if old, ok := l.get(k); ok && now.Before(old.Until) {
 		return false
 	}
-	if _, held := v.m[k]; !held && len(v.m) >= v.max {
-		v.dropLocked(now)
+	group := ""
+	if !proven {
+		all := violatorKey{site: k.site, token: anyToken, addr: k.addr}
+		if whole, ok := l.get(all); ok && now.Before(whole.Until) {
+			return false // the address is escalated already
+		}
+		group = k.addr.String()
+		if l.groupLen(group) >= maxPerAddress-1 {
+			// Its share is full: the address itself is escalated, and
+			// its escalations by name on this site go.
+			var names []violatorKey
+			l.eachInGroup(group, func(o violatorKey, _ *Escalation) bool {
+				if o.site == k.site {
+					names = append(names, o)
+				}
+				return true
+			})
+			for _, o := range names {
+				l.remove(o)
+			}
+			k = all
+		}
 	}
 	e.Since, e.Until = now, now.Add(d)
 	e.Site, e.URI = strings.Clone(e.Site), strings.Clone(truncate(e.URI, maxEscalationURI))
 	e.Versions = append([]string(nil), e.Versions...)
-	k.site, k.token, k.ip = strings.Clone(k.site), strings.Clone(k.token), strings.Clone(k.ip)
-	v.m[k] = &e
-	v.n.Store(int64(len(v.m)))
-	v.changes.Add(1)
+	k.site, k.token = strings.Clone(k.site), strings.Clone(k.token)
+	*l.put(k, group, nil) = e
+	v.n.Store(int64(v.proven.len() + v.unproven.len()))
 	return true
 }
 
@@ -175,31 +271,14 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// dropLocked makes room: escalations that ended go first; if none has,
-// the one ending soonest.
-func (v *Violators) dropLocked(now time.Time) {
-	var soonest violatorKey
-	var until time.Time
-	for k, e := range v.m {
-		if !now.Before(e.Until) {
-			delete(v.m, k)
-			continue
-		}
-		if until.IsZero() || e.Until.Before(until) {
-			soonest, until = k, e.Until
-		}
-	}
-	if len(v.m) >= v.max {
-		delete(v.m, soonest)
-	}
-}
-
 // An EscalatedCrawler is one entry of a Violators table, for saving it
 // and for reports.
 type EscalatedCrawler struct {
 	Site  string `json:"site"`
 	Token string `json:"token"`
-	// IP is the address of an unverified claim; "" for a verified token.
+	// IP is the address of a client that proved no token, as its
+	// escalation keys it (an IPv6 /64 by its first address); "" for a
+	// proven token. Token is "*" for an address escalated as a whole.
 	IP       string    `json:"ip,omitempty"`
 	Since    time.Time `json:"since"`
 	Until    time.Time `json:"until"`
@@ -207,33 +286,50 @@ type EscalatedCrawler struct {
 	Versions []string  `json:"versions,omitempty"`
 }
 
-// Save returns the escalations in force at now.
+// Save returns the escalations in force at now, oldest first.
 func (v *Violators) Save(now time.Time) []EscalatedCrawler {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	out := make([]EscalatedCrawler, 0, len(v.m))
-	for k, e := range v.m {
-		if now.Before(e.Until) {
-			out = append(out, EscalatedCrawler{Site: k.site, Token: k.token, IP: k.ip, Since: e.Since, Until: e.Until, URI: e.URI, Versions: e.Versions})
-		}
+	var out []EscalatedCrawler
+	for _, l := range [...]*ledger[violatorKey, Escalation]{v.proven, v.unproven} {
+		l.each(func(k violatorKey, e *Escalation) bool {
+			if now.Before(e.Until) {
+				ip := ""
+				if k.addr.IsValid() {
+					ip = k.addr.String()
+				}
+				out = append(out, EscalatedCrawler{Site: k.site, Token: k.token, IP: ip, Since: e.Since, Until: e.Until, URI: e.URI, Versions: e.Versions})
+			}
+			return true
+		})
 	}
 	return out
 }
 
 // Restore puts saved escalations still in force at now back in the table,
-// up to its bound.
+// up to its bounds.
 func (v *Violators) Restore(saved []EscalatedCrawler, now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range saved {
-		k, ok := violatorKeyOf(s.Site, s.Token, s.IP, s.IP == "")
+		proven := s.IP == ""
+		var addr netip.Addr
+		if !proven {
+			a, err := netip.ParseAddr(s.IP)
+			if err != nil {
+				continue
+			}
+			addr = a
+		}
+		k, ok := keyOf(s.Site, s.Token, addr, proven)
 		if !ok || !now.Before(s.Until) || s.Until.Sub(s.Since) <= 0 {
 			continue
 		}
-		if _, held := v.m[k]; !held && len(v.m) >= v.max {
-			v.dropLocked(now)
+		l, group := v.proven, ""
+		if !proven {
+			l, group = v.unproven, k.addr.String()
 		}
-		v.m[k] = &Escalation{Since: s.Since, Until: s.Until, Site: s.Site, URI: truncate(s.URI, maxEscalationURI), Versions: s.Versions}
+		*l.put(k, group, nil) = Escalation{Since: s.Since, Until: s.Until, Site: s.Site, URI: truncate(s.URI, maxEscalationURI), Versions: s.Versions}
 	}
-	v.n.Store(int64(len(v.m)))
+	v.n.Store(int64(v.proven.len() + v.unproven.len()))
 }
