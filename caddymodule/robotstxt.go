@@ -35,7 +35,7 @@ func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next ca
 		sum: robotstxt.NewVersionHasher(cmp.Or(int(h.MaxSize), rules.DefaultMaxSize) + 1)}
 	err := next.ServeHTTP(tee, r)
 	version := tee.version()
-	if err != nil || version == "" || !tee.whole(r) {
+	if err != nil || version == "" || !tee.whole() {
 		return err
 	}
 	h.recordServed(jd.NoteServed(version, tee.status, time.Now()))
@@ -101,18 +101,23 @@ func (w *hashingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// whole reports whether the client took the whole response: every write
-// accepted and flushed to its connection, as many octets as announced,
-// and the request not cancelled (a stream reset, a connection gone).
-// What is not known to have been delivered was not served.
-func (w *hashingWriter) whole(r *http.Request) bool {
+// whole reports whether the response was written whole: every write
+// accepted and flushed to the client's connection, as many octets as
+// announced. A client that goes as soon as it has read the body (a
+// half-close, a connection closed) was served all the same: only a body
+// cut short, which a write or the flush refuses, is not a serve.
+func (w *hashingWriter) whole() bool {
 	if w.failed || w.length >= 0 && w.written != w.length {
 		return false
 	}
-	if err := http.NewResponseController(w.ResponseWriter).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return false
-	}
-	return r.Context().Err() == nil
+	return flushed(w.ResponseWriter)
+}
+
+// flushed flushes w to the client's connection, and reports whether the
+// connection took it.
+func flushed(w http.ResponseWriter) bool {
+	err := http.NewResponseController(w).Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
 }
 
 // ReadFrom copies through Write, so that the body is seen: the wrapper's
@@ -163,7 +168,7 @@ func (h *Handler) serveEnforced(w http.ResponseWriter, r *http.Request, jd *enfo
 		w.Header().Set("Retry-After", "60")
 		rec.WriteHeader(http.StatusServiceUnavailable)
 	}
-	whole := r.Method == http.MethodGet && !rec.failed && r.Context().Err() == nil
+	whole := r.Method == http.MethodGet && !rec.failed && flushed(w)
 	switch rec.status {
 	case http.StatusOK:
 		whole = whole && rec.written == int64(len(snap.Body))

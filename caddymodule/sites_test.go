@@ -42,8 +42,8 @@ func TestSiteVars(t *testing.T) {
 	if _, err := unitFetch(context.Background(), f, sr, "https://example.com/robots.txt", 10); err != nil {
 		t.Fatal(err)
 	}
-	if seen["example.com"] != "/srv/a" {
-		t.Errorf("root of the internal request for example.com = %v, want /srv/a, from the first request", seen["example.com"])
+	if seen["Example.COM"] != "/srv/a" { // the Host as the client sent it
+		t.Errorf("root of the internal request for Example.COM = %v, want /srv/a, from the first request", seen["Example.COM"])
 	}
 	for _, k := range []string{caddyhttp.ClientIPVarKey, caddyhttp.TrustedProxyVarKey} {
 		if _, ok := sr.vars[k]; ok {
@@ -73,8 +73,10 @@ func TestSiteKeys(t *testing.T) {
 		{unitClientRequest("example.com:443", nil), "https://example.com"},
 		{plain("Example.COM:8080", 8080), "http://example.com:8080"},
 		{plain("example.com:08080", 8080), "http://example.com:8080"},
-		{plain("example.com:9999", 8080), "http://example.com"},
-		{plain("[::1]:8080", 8080), "http://[::1]:8080"},
+		{plain("example.com:9999", 8080), "http://example.com:8080"},
+		{plain("example.com", 8080), "http://example.com:8080"},
+		{plain("[::1]:8080", 8080), "http://localhost:8080"},
+		{plain("127.1", 8080), "http://localhost:8080"},
 		{unitClientRequest("a..b", nil), ""},
 		{unitClientRequest("", nil), ""},
 	} {

@@ -84,7 +84,16 @@ func (f *upstreamFetcher) serveInternal(ctx context.Context, sr *siteRoute, rawU
 	if err != nil {
 		return robotstxt.Response{}, fmt.Errorf("internal robots.txt request: %w", err)
 	}
-	req.Host, req.RequestURI, req.RemoteAddr = u.Host, u.RequestURI(), "127.0.0.1:0"
+	// The site's robots.txt is asked for with the Host a client sent for
+	// the site, as the route and the origin answer it: the site key
+	// writes every spelling one way (loopback names, the listener's port),
+	// which the origin may not know. A redirect to another spelling of the
+	// host keeps its own.
+	host := u.Host
+	if origin := robotstxt.FetchOrigin(ctx); sr.host.host != "" && (origin == "" || robotstxt.URLHost(origin) == u.Host) {
+		host = sr.host.host
+	}
+	req.Host, req.RequestURI, req.RemoteAddr = host, u.RequestURI(), "127.0.0.1:0"
 	req.Header.Set("User-Agent", robotstxt.FetchUserAgent)
 	rec := &capturingWriter{ctx: ctx, header: make(http.Header), boundedBody: boundedBody{limit: limit}}
 	repl := caddy.NewReplacer()

@@ -18,27 +18,42 @@ const MaxHostNameLength = 253
 //
 // hostHeader is the request's Host (or :authority); scheme is "http" or
 // "https"; localPort is the port of the listener the request arrived on,
-// "" when unknown. The host is lower-cased, a trailing dot dropped, and an
-// IP literal written the one way netip writes it. The port is kept only
-// when it is the listener's own and not the scheme's default: any other
-// port a client writes reaches the same listener, and the same site, so
-// "victim.test:1", "victim.test:0009301" and "VICTIM.test." are all the
-// site "https://victim.test". A client therefore cannot make up keys
-// beyond the host names the server answers to, each with at most two
-// spellings (with and without the listener's port).
+// "" when unknown. Every spelling of one site is one key, so that neither
+// the robots.txt in force nor what a crawler's requests bring on it (the
+// evidence of what it was served, an escalation) can be escaped by
+// writing the Host another way:
 //
-// It allocates only for a key it has to build: a Host that is already
-// canonical, with the default port or none, costs the concatenation.
+//   - the host is lower-cased and a trailing dot dropped;
+//   - an IPv4 address is written in dotted-decimal whatever form the
+//     client chose ("127.1", "0x7f.0.0.1", "2130706433", as the WHATWG URL
+//     standard and inet_aton read them), an IPv6 literal the one way netip
+//     writes it, an IPv4-mapped IPv6 literal as the IPv4 address;
+//   - the loopback host, by any name or address ("localhost",
+//     "a.localhost", "127.0.0.1", "[::1]", RFC 6761 §6.3), is "localhost";
+//   - the port is the listener's, whatever port the client writes or
+//     leaves out, and is left out when it is the scheme's default: any
+//     port a client writes reaches the same listener, and the same site,
+//     so "victim.test:1", "victim.test:0009301", "victim.test" and
+//     "VICTIM.test." are all "https://victim.test" on port 443. With no
+//     listener known, only a port the Host writes is kept, and only when
+//     it is not the default.
+//
+// A client therefore cannot make up keys beyond the host names the server
+// answers to. It allocates only for a key it has to build.
 func SiteKey(scheme, hostHeader, localPort string) (string, bool) {
 	host, port := splitHostPort(hostHeader)
 	host, ok := canonicalHostName(host)
 	if !ok || (scheme != "http" && scheme != "https") {
 		return "", false
 	}
-	if port != "" {
+	if listener, err := strconv.ParseUint(localPort, 10, 16); err == nil {
+		port = ""
+		if listener != defaultPort(scheme) {
+			port = strconv.FormatUint(listener, 10)
+		}
+	} else if port != "" {
 		n, err := strconv.ParseUint(strings.TrimLeft(port, "0"), 10, 16)
-		listener, lerr := strconv.ParseUint(localPort, 10, 16)
-		if err != nil || lerr != nil || n != listener || n == defaultPort(scheme) {
+		if err != nil || n == defaultPort(scheme) || n == 0 {
 			port = ""
 		} else {
 			port = strconv.FormatUint(n, 10)
@@ -91,7 +106,7 @@ func canonicalHostName(h string) (string, bool) {
 		if err != nil || !a.Is6() || a.Zone() != "" {
 			return "", false
 		}
-		return "[" + a.String() + "]", true
+		return canonicalAddr(a), true
 	}
 	h = strings.TrimSuffix(h, ".")
 	if h == "" || len(h) > MaxHostNameLength {
@@ -121,5 +136,100 @@ func canonicalHostName(h string) (string, bool) {
 	if upper {
 		h = strings.ToLower(h) // ASCII only, as checked
 	}
+	if endsInNumber(h) {
+		a, ok := parseIPv4(h)
+		if !ok {
+			return "", false // a number that is no address: no host
+		}
+		return canonicalAddr(a), true
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return "localhost", true
+	}
 	return h, true
+}
+
+// canonicalAddr writes an IP address as a site key's host: "localhost"
+// for the loopback, an IPv4-mapped address as the IPv4 address, an IPv6
+// address bracketed.
+func canonicalAddr(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "localhost"
+	case a.Is4():
+		return a.String()
+	}
+	return "[" + a.String() + "]"
+}
+
+// endsInNumber reports whether the last label of the host name h (lower
+// case, no trailing dot) is a number, as the WHATWG URL standard's
+// "ends in a number" reads it: all decimal digits, or "0x" and hex
+// digits. Such a host is an IPv4 address or no host at all.
+func endsInNumber(h string) bool {
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if rest, ok := strings.CutPrefix(last, "0x"); ok {
+		for i := 0; i < len(rest); i++ {
+			if !isHexDigit(rest[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < len(last); i++ {
+		if last[i] < '0' || last[i] > '9' {
+			return false
+		}
+	}
+	return last != ""
+}
+
+// parseIPv4 reads h as the WHATWG URL standard's IPv4 parser does (and
+// inet_aton): one to four parts, each decimal, octal with a leading "0"
+// or hex with "0x"; the last fills the octets the others leave.
+func parseIPv4(h string) (netip.Addr, bool) {
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var nums [4]uint64
+	for i, p := range parts {
+		base := 10
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			p, base = p[2:], 16
+		case len(p) > 1 && p[0] == '0':
+			p, base = p[1:], 8
+		}
+		if p == "" {
+			if base == 10 {
+				return netip.Addr{}, false
+			}
+			p = "0" // "0x" and "0" followed by nothing: zero
+		}
+		n, err := strconv.ParseUint(p, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	last := len(parts) - 1
+	for _, n := range nums[:last] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+	}
+	if nums[last] >= 1<<(8*(5-len(parts))) {
+		return netip.Addr{}, false
+	}
+	v := nums[last]
+	for i, n := range nums[:last] {
+		v |= n << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
 }
