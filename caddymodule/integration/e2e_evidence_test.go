@@ -134,7 +134,9 @@ func TestE2EEvidenceStrangerCannotFrame(t *testing.T) {
 	o.set(v2)
 	e2eAfterOfferInterval()
 	evGet(c, e2eBrowser, "198.51.100.99", "/robots.txt") // a hint: the store fetches v2
-	if !e2eEventually(func() bool { return evGet(c, e2eCrawler, "198.51.100.98", "/new").header.Get("X-Robots") != "allow|wildcard_group|ExampleCrawler||" }) {
+	if !e2eEventually(func() bool {
+		return evGet(c, e2eCrawler, "198.51.100.98", "/new").header.Get("X-Robots") != "allow|wildcard_group|ExampleCrawler||"
+	}) {
 		t.Fatal("v2 never came into force")
 	}
 	jdMark(c, 0, "site.test", "/private/")
@@ -235,7 +237,9 @@ func TestE2EEvidenceUserTriggeredNeverEscalates(t *testing.T) {
 	list := evList(t, "chatgpt-user", "192.0.2.0/24")
 	c := evStart(t, o, "log", "verify {\n\t\t\tbuiltin off\n\t\t\tip_ranges ChatGPT-User "+list+"\n\t\t}\n\t\tviolators block")
 	const ua = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot"
-	if !e2eEventually(func() bool { return strings.Contains(evGet(c, ua, "192.0.2.7", "/private/a").header.Get("X-Robots"), "deny|named_group") }) {
+	if !e2eEventually(func() bool {
+		return strings.Contains(evGet(c, ua, "192.0.2.7", "/private/a").header.Get("X-Robots"), "deny|named_group")
+	}) {
 		t.Fatal("ChatGPT-User's request for /private/a never judged by its group")
 	}
 	recs := jdMark(c, 0, "site.test", "/private/")
