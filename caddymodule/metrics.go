@@ -32,7 +32,7 @@ type metrics struct {
 	// claimSeries are claims' series, by outcome and method, resolved
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
-	claimSeries [6][4]prometheus.Counter
+	claimSeries [7][4]prometheus.Counter
 	// denialSeries are the denials' series, by mode (enforce, log) and
 	// compliance, resolved once for the same reason.
 	denialSeries [2][4]prometheus.Counter
@@ -89,7 +89,7 @@ func newCollectors() *metrics {
 		}, []string{"outcome"}),
 		claims: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "identity_claims_total",
-			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending, unconfirmed) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
+			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending, unconfirmed, replayed) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
 		}, []string{"outcome", "method"}),
 		dnsLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
@@ -188,7 +188,7 @@ func claimMethod(m verify.Method) string {
 
 // resolveClaimSeries fills claimSeries, for the outcomes a claim can have.
 func (m *metrics) resolveClaimSeries() {
-	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending, verify.Unconfirmed} {
+	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending, verify.Unconfirmed, verify.Replayed} {
 		for _, meth := range []verify.Method{verify.NoMethod, verify.IPRanges, verify.ReverseDNS, verify.WebBotAuth} {
 			m.claimSeries[o][meth] = m.claims.WithLabelValues(o.String(), claimMethod(meth))
 		}

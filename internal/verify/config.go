@@ -132,6 +132,10 @@ type Config struct {
 	// lists replaces the built-in table; tests use it to point at
 	// 127.0.0.1.
 	lists []PublishedList
+	// replayCacheSize bounds the Web Bot Auth signatures remembered
+	// against replay (default defaultReplayCacheSize); tests make it
+	// small.
+	replayCacheSize int
 }
 
 // DefaultUserAgent names the fetcher to the operators whose lists and key
@@ -240,6 +244,9 @@ func (c Config) validate() (Config, error) {
 	}
 	if c.DNSCacheSize < 0 || c.DNSCacheSize > maxDNSCacheSize {
 		return c, fmt.Errorf("dns cache size %d: out of range 1..%d", c.DNSCacheSize, maxDNSCacheSize)
+	}
+	if c.replayCacheSize <= 0 {
+		c.replayCacheSize = defaultReplayCacheSize
 	}
 	if c.DNSRate == 0 {
 		c.DNSRate = DefaultDNSRate
