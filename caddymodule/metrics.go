@@ -27,6 +27,8 @@ type metrics struct {
 	claims     *prometheus.CounterVec // outcome, method
 	dnsLookups *prometheus.CounterVec // result
 	escalated  *prometheus.CounterVec // mode
+	// listFailures counts range lists that could not be fetched or read.
+	listFailures *prometheus.CounterVec // list
 	// gauges are read from the live states and verifiers when scraped.
 	gauges *stateGauges
 	// claimSeries are claims' series, by outcome and method, resolved
@@ -95,6 +97,10 @@ func newCollectors() *metrics {
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
 			Help: "Reverse DNS lookups for crawler verification, by result (confirmed, refuted, error, rate_limited).",
 		}, []string{"result"}),
+		listFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "ip_ranges_failures_total",
+			Help: "IP range lists that could not be fetched, or ip_ranges files that could not be read, by list (a built-in list's name, or custom); the last good copy stays in use.",
+		}, []string{"list"}),
 		escalated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "escalations_total",
 			Help: "Crawlers escalated for a violation (the violators option), by mode (enforce, block).",
@@ -114,7 +120,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.gauges} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures, m.gauges} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
