@@ -235,14 +235,17 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	m := h.metrics
 	warnings := loadListWarnings()
 	h.hold(func() error { releaseListWarnings(); return nil })
-	v, _, err := verifiers.LoadOrNew(key, func() (caddy.Destructor, error) {
+	v, loaded, err := verifiers.LoadOrNew(key, func() (caddy.Destructor, error) {
 		vc := cfg.VerifierConfig()
 		vc.StartOnUse = true
 		vc.OnEvent = func(ev verify.Event) {
 			switch ev.Kind {
 			case verify.EventDNSLookup:
 				m.dnsLookups.WithLabelValues(ev.Result).Inc()
-			case verify.EventListFailed, verify.EventListLoaded:
+			case verify.EventListFailed:
+				m.listFailures.WithLabelValues(ev.List).Inc()
+				warnings.event(log, ev)
+			case verify.EventListLoaded:
 				warnings.event(log, ev)
 			}
 		}
@@ -258,6 +261,17 @@ func (h *Handler) provisionVerifier(storage certmagic.Storage) error {
 	})
 	if err != nil {
 		return fmt.Errorf("robots_enforce verify: %w", err)
+	}
+	// A reload finds its predecessor's verifier: it reads the ip_ranges
+	// files now, so that an operator who edited one and reloaded has it in
+	// force at once, not at the verifier's next look. One that no longer
+	// reads fails the reload, as a malformed one fails a first load; the
+	// running configuration keeps the last good list.
+	if loaded {
+		if err := v.(*sharedVerifier).v.RecheckFiles(); err != nil {
+			_, _ = verifiers.Delete(key) // this handler's use, which Cleanup will not see
+			return fmt.Errorf("robots_enforce verify: %w", err)
+		}
 	}
 	h.verifier = v.(*sharedVerifier)
 	h.metrics.addVerifier(h.verifier.v)

@@ -27,12 +27,14 @@ type metrics struct {
 	claims     *prometheus.CounterVec // outcome, method
 	dnsLookups *prometheus.CounterVec // result
 	escalated  *prometheus.CounterVec // mode
+	// listFailures counts range lists that could not be fetched or read.
+	listFailures *prometheus.CounterVec // list
 	// gauges are read from the live states and verifiers when scraped.
 	gauges *stateGauges
 	// claimSeries are claims' series, by outcome and method, resolved
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
-	claimSeries [6][4]prometheus.Counter
+	claimSeries [7][4]prometheus.Counter
 	// denialSeries are the denials' series, by mode (enforce, log) and
 	// compliance, resolved once for the same reason.
 	denialSeries [2][4]prometheus.Counter
@@ -89,12 +91,16 @@ func newCollectors() *metrics {
 		}, []string{"outcome"}),
 		claims: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "identity_claims_total",
-			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending, unconfirmed) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
+			Help: "Crawler claims judged, by outcome (verified, forged, unverified, pending, unconfirmed, replayed) and method (ip_ranges, reverse_dns, web_bot_auth, none).",
 		}, []string{"outcome", "method"}),
 		dnsLookups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "dns_lookups_total",
 			Help: "Reverse DNS lookups for crawler verification, by result (confirmed, refuted, error, rate_limited).",
 		}, []string{"result"}),
+		listFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "ip_ranges_failures_total",
+			Help: "IP range lists that could not be fetched, or ip_ranges files that could not be read, by list (a built-in list's name, or custom); the last good copy stays in use.",
+		}, []string{"list"}),
 		escalated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "escalations_total",
 			Help: "Crawlers escalated for a violation (the violators option), by mode (enforce, block).",
@@ -114,7 +120,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.gauges} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures, m.gauges} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
@@ -188,7 +194,7 @@ func claimMethod(m verify.Method) string {
 
 // resolveClaimSeries fills claimSeries, for the outcomes a claim can have.
 func (m *metrics) resolveClaimSeries() {
-	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending, verify.Unconfirmed} {
+	for _, o := range []verify.Outcome{verify.Verified, verify.Forged, verify.Unverified, verify.Pending, verify.Unconfirmed, verify.Replayed} {
 		for _, meth := range []verify.Method{verify.NoMethod, verify.IPRanges, verify.ReverseDNS, verify.WebBotAuth} {
 			m.claimSeries[o][meth] = m.claims.WithLabelValues(o.String(), claimMethod(meth))
 		}

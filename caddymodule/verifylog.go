@@ -42,10 +42,12 @@ func loadListWarnings() *listWarnings {
 func releaseListWarnings() { _, _ = warningsPool.Delete(listWarningsName) }
 
 // event logs what a verifier's list event says an operator should know: a
-// list that cannot be had, once per source until it loads again.
+// list that cannot be had, once per source until it loads again, and that
+// it loaded again.
 func (w *listWarnings) event(log *zap.Logger, ev verify.Event) {
 	w.mu.Lock()
 	first := ev.Kind == verify.EventListFailed && !w.failed[ev.URL]
+	again := ev.Kind == verify.EventListLoaded && w.failed[ev.URL]
 	switch ev.Kind {
 	case verify.EventListFailed:
 		w.failed[ev.URL] = true
@@ -53,8 +55,13 @@ func (w *listWarnings) event(log *zap.Logger, ev verify.Event) {
 		delete(w.failed, ev.URL)
 	}
 	w.mu.Unlock()
-	if first {
-		log.Warn("crawler range list cannot be had: claims of its tokens stay unconfirmed until it loads",
-			zap.String("list", ev.List), zap.String("source", ev.URL), zap.Strings("tokens", ev.Tokens), zap.Error(ev.Err))
+	fields := []zap.Field{zap.String("list", ev.List), zap.String("source", ev.URL), zap.Strings("tokens", ev.Tokens)}
+	switch {
+	case first && ev.Kept:
+		log.Warn("crawler range list cannot be read: its last good copy stays in force until it reads", append(fields, zap.Error(ev.Err))...)
+	case first:
+		log.Warn("crawler range list cannot be had: claims of its tokens stay unconfirmed until it loads", append(fields, zap.Error(ev.Err))...)
+	case again:
+		log.Info("crawler range list loaded again", append(fields, zap.Int("prefixes", ev.Prefixes))...)
 	}
 }

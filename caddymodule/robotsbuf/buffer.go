@@ -1,6 +1,7 @@
 package robotsbuf
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,11 +32,18 @@ type bufWriter struct {
 
 	mu      sync.Mutex
 	buf     []byte // of capacity size, never outgrown; nil until an entry comes
-	entries int    // in buf, for errors
+	entries int    // in buf
 	timer   *time.Timer
 	armed   bool  // the timer will run flushTimer
 	err     error // of the timer's last flush, for the next Write
 	closed  bool
+	// torn is set when the inner writer took part of a line and failed:
+	// the next write ends that line first (see writeOut).
+	torn bool
+	// drops counts and tells the entries dropped (drops.go); say is a
+	// line it has to log, logged once mu is released (unlock).
+	drops dropReport
+	say   func()
 }
 
 // newBufWriter returns a buffered writer of size octets that writes to
@@ -48,6 +56,18 @@ func newBufWriter(inner io.Writer, release func() error, name string, interval t
 		name:     name,
 		interval: interval,
 		size:     size,
+		drops:    newDropReport(name),
+	}
+}
+
+// unlock releases w.mu, then logs the line the writer has to say, if any:
+// the logger may write to this very writer, which takes w.mu.
+func (w *bufWriter) unlock() {
+	say := w.say
+	w.say = nil
+	w.mu.Unlock()
+	if say != nil {
+		say()
 	}
 }
 
@@ -55,10 +75,10 @@ func newBufWriter(inner io.Writer, release func() error, name string, interval t
 // of the buffer, the buffer is written first; an entry larger than the
 // whole buffer is then written by itself, now. The error is that of a
 // write made here, or of the timer's last flush, not returned yet; either
-// way p was taken, unless Write says otherwise by n < len(p).
+// way p was taken (and, if its write failed, dropped whole and counted).
 func (w *bufWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return 0, errBufferedClosed
 	}
@@ -68,14 +88,7 @@ func (w *bufWriter) Write(p []byte) (int, error) {
 		err = errors.Join(err, w.flushLocked())
 	}
 	if len(p) > w.size {
-		n, werr := w.inner.Write(p)
-		if werr == nil && n < len(p) {
-			werr = io.ErrShortWrite
-		}
-		if werr != nil {
-			return n, errors.Join(err, fmt.Errorf("robots_buffered: writing an entry of %d octets to %s: %w", len(p), w.name, werr))
-		}
-		return len(p), err
+		return len(p), errors.Join(err, w.writeOut(p, 1))
 	}
 	if w.buf == nil {
 		w.buf = make([]byte, 0, w.size)
@@ -100,27 +113,63 @@ func (w *bufWriter) Write(p []byte) (int, error) {
 // Without the buffer, zap writes each entry once and drops it when the
 // write fails, reporting the error; the buffered writer does the same,
 // and reports the error once for the whole batch (zap prints it to its
-// error output, Caddy's standard error). Keeping them would not bound
-// what a failure that lasts (a full disk) holds: the
-// buffer would stay full, and either the new entries would be dropped in
-// place of the old or every Write would wait on the failing writer. A
-// retry after a short write could also write part of a batch twice.
-// Caddy's file writer reports its own failures the same way, through the
-// error zap prints.
+// error output, Caddy's standard error), besides counting and logging
+// what it dropped (drops.go). Keeping them would not bound what a
+// failure that lasts (a full disk) holds: the buffer would stay full, and
+// either the new entries would be dropped in place of the old or every
+// Write would wait on the failing writer.
 func (w *bufWriter) flushLocked() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	n, err := w.inner.Write(w.buf)
-	if err == nil && n < len(w.buf) {
+	err := w.writeOut(w.buf, w.entries)
+	w.buf, w.entries = w.buf[:0], 0
+	return err
+}
+
+// newline ends a line the inner writer cut.
+var newline = []byte{'\n'}
+
+// writeOut hands p, which holds entries whole entries, each ending with a
+// newline as Caddy's encoders end them, to the inner writer in one write.
+// w.mu is held.
+//
+// A write that fails or is short drops the entries it did not write whole
+// (those whose newline it did not take), and counts them. When it took
+// part of a line (a full disk takes what fits), that part stays in the
+// file, and the next write begins with a newline, so that the cut line
+// stands alone, where a reader skips it as unreadable, and is never run
+// into the next entry; when that newline cannot be written either, the
+// whole batch is dropped rather than joined to the cut line.
+func (w *bufWriter) writeOut(p []byte, entries int) error {
+	if w.torn {
+		if n, err := w.inner.Write(newline); n < 1 {
+			if err == nil {
+				err = io.ErrShortWrite
+			}
+			w.dropped(entries, err)
+			return fmt.Errorf("robots_buffered: ending a line cut by an earlier write to %s: %w; %d log entries dropped", w.name, err, entries)
+		}
+		w.torn = false
+	}
+	n, err := w.inner.Write(p)
+	n = min(max(n, 0), len(p))
+	if err == nil && n < len(p) {
 		err = io.ErrShortWrite
 	}
-	size, entries := len(w.buf), w.entries
-	w.buf, w.entries = w.buf[:0], 0
-	if err != nil {
-		return fmt.Errorf("robots_buffered: writing %d log entries (%d octets, %d written) to %s: %w", entries, size, n, w.name, err)
+	if err == nil {
+		w.wrote()
+		return nil
 	}
-	return nil
+	w.torn = n > 0 && p[n-1] != '\n'
+	written := bytes.Count(p[:n], newline)
+	if w.torn && n < len(p) && p[n] == '\n' {
+		written++ // only its newline is missing, which the next write adds
+	}
+	lost := max(entries-written, 0)
+	w.dropped(lost, err)
+	return fmt.Errorf("robots_buffered: writing %d log entries (%d octets, %d written) to %s: %w; %d dropped whole",
+		entries, len(p), n, w.name, err, lost)
 }
 
 // flushPendingLocked writes the buffer, and returns its error with the
@@ -137,11 +186,15 @@ func (w *bufWriter) flushPendingLocked() error {
 // end the process on the timer's goroutine, is kept as an error too.
 func (w *bufWriter) flushTimer() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	defer func() {
 		if r := recover(); r != nil {
-			w.buf, w.entries = w.buf[:0], 0
 			w.err = fmt.Errorf("robots_buffered: writing to %s: panic: %v", w.name, r)
+			w.dropped(w.entries, w.err)
+			w.buf, w.entries = w.buf[:0], 0
+			// What the inner writer took is unknown: end its line, at
+			// the cost of an empty one.
+			w.torn = true
 		}
 	}()
 	w.armed = false
@@ -159,7 +212,7 @@ func (w *bufWriter) flushTimer() {
 // them all open) then holds none.
 func (w *bufWriter) flush(giveBack bool) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return nil
 	}
@@ -176,7 +229,7 @@ func (w *bufWriter) flush(giveBack bool) error {
 // Cleanup when Caddy stops or reloads, write what is buffered.
 func (w *bufWriter) Sync() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return errBufferedClosed
 	}
@@ -196,7 +249,7 @@ func (w *bufWriter) Sync() error {
 // configuration uses (Caddy 2.11.9 never does; see Cleanup).
 func (w *bufWriter) Close() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return nil
 	}

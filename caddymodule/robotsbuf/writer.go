@@ -22,9 +22,13 @@ import (
 // writer; this one is meant for the compliance records, which may come
 // one for every request of a crawler that is denied.
 //
-// No entry is dropped, cut, merged with another or reordered on the way:
-// each is written whole, in the order it came, at the latest FlushInterval
-// after it came, or at once when it is larger than the buffer. A graceful
+// No entry is cut, merged with another or reordered on the way: each is
+// written whole, in the order it came, at the latest FlushInterval after
+// it came, or at once when it is larger than the buffer. An entry the
+// inner writer does not take whole (a write that fails, or a full disk
+// that takes part of a batch) is dropped whole, counted and told, and a
+// line the inner writer cut is ended before the next write, so that no
+// entry is ever run into a cut one (buffer.go, drops.go). A graceful
 // stop or a reload of Caddy writes what is buffered (see Cleanup); a crash
 // of the process loses at most what came in the last FlushInterval, and
 // never more than BufferSize. Like Caddy's file writer it does not fsync,
@@ -102,6 +106,9 @@ func (bw *Writer) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("robots_buffered: its writer %T is not a log writer", mod)
 	}
 	bw.inner = wo
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("robots_buffered: registering its metrics: %w", err)
+	}
 	return nil
 }
 

@@ -100,7 +100,9 @@ func (j *Judge) identify(jd *Judgement, q *Query, dec *Decision, rd *Readings) {
 	addr, _ := netip.ParseAddr(jd.req.ClientIP)
 	res := j.cfg.Identity.Verify(dec.Token, addr, jd.req.HTTP)
 	jd.Identity = res
-	forged := res.Outcome == verify.Forged
+	// A replayed signature proves nothing of this client: judged as a
+	// forged claim is.
+	forged := res.Outcome == verify.Forged || res.Outcome == verify.Replayed
 	p := j.cfg.IdentityPolicy
 	switch {
 	case forged && p.Forged == ForgedDeny:

@@ -105,7 +105,8 @@ const (
 	// ContentUsage is the usage preference sent with the response.
 	ContentUsage = "content_usage"
 	// Identity is the outcome of the claim's verification ("verified",
-	// "forged", "unverified", "pending", "unconfirmed"); IdentityMethod
+	// "forged", "unverified", "pending", "unconfirmed", "replayed": a Web
+	// Bot Auth signature first seen from another client); IdentityMethod
 	// the method that decided.
 	Identity       = "identity"
 	IdentityMethod = "identity_method"

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -65,7 +66,8 @@ func BenchmarkVerify(b *testing.B) {
 // each Verify parses the fields and checks the Ed25519 signature.
 func BenchmarkVerifyWebBotAuth(b *testing.B) {
 	d := newDirServer(b)
-	// The real clock, as in production: the draft's vector expires in 2124.
+	// The real clock, as in production, and a signature made now with the
+	// draft vectors' key and shape.
 	v, err := New(Config{WebBotAuth: true, HTTPClient: d.client(), lists: []PublishedList{},
 		Resolver: &fakeResolver{}, SignatureAgents: map[string][]string{"https://signature-agent.test": {"TestBot"}}})
 	if err != nil {
@@ -73,7 +75,11 @@ func BenchmarkVerifyWebBotAuth(b *testing.B) {
 	}
 	v.Start()
 	defer v.Close()
-	r := draftVectors[0].request()
+	r := rfcTestRequest()
+	r.Header.Set("Signature-Agent", `agent2="https://signature-agent.test"`)
+	created := time.Now().Unix()
+	sign(b, r, fmt.Sprintf(`sig2=("@authority" "signature-agent";key="agent2");created=%d;expires=%d;keyid="%s";alg="ed25519";tag="web-bot-auth"`,
+		created, created+3600, rfcEd25519Thumbprint))
 	addr := netip.MustParseAddr("192.0.2.1")
 	for v.Verify("TestBot", addr, r).Outcome == Pending {
 		time.Sleep(time.Millisecond)

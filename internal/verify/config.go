@@ -132,6 +132,14 @@ type Config struct {
 	// lists replaces the built-in table; tests use it to point at
 	// 127.0.0.1.
 	lists []PublishedList
+	// fileCheckInterval is how often a local range list file is looked
+	// at for a change (default defaultFileCheckInterval); tests make it
+	// short.
+	fileCheckInterval time.Duration
+	// replayCacheSize bounds the Web Bot Auth signatures remembered
+	// against replay (default defaultReplayCacheSize); tests make it
+	// small.
+	replayCacheSize int
 }
 
 // DefaultUserAgent names the fetcher to the operators whose lists and key
@@ -201,6 +209,10 @@ type Event struct {
 	Prefixes int
 	// Err is the failure of a *Failed event.
 	Err error
+	// Kept, for EventListFailed, says that an earlier copy of the list
+	// stays in use (a local file that no longer reads, a fetch that
+	// failed after one that did not).
+	Kept bool
 }
 
 // EventKind names an Event.
@@ -240,6 +252,12 @@ func (c Config) validate() (Config, error) {
 	}
 	if c.DNSCacheSize < 0 || c.DNSCacheSize > maxDNSCacheSize {
 		return c, fmt.Errorf("dns cache size %d: out of range 1..%d", c.DNSCacheSize, maxDNSCacheSize)
+	}
+	if c.fileCheckInterval <= 0 {
+		c.fileCheckInterval = defaultFileCheckInterval
+	}
+	if c.replayCacheSize <= 0 {
+		c.replayCacheSize = defaultReplayCacheSize
 	}
 	if c.DNSRate == 0 {
 		c.DNSRate = DefaultDNSRate

@@ -9,8 +9,10 @@
 // Verify returns a Result: Verified (a method for the token confirmed the
 // claim), Forged (the token has a method and the client failed it),
 // Unverified (no method is known for the token, or none applies to this
-// request) or Pending (a method applies but its answer is not in yet), with
-// the Method that decided: IPRanges, ReverseDNS or WebBotAuth.
+// request), Pending (a method applies but its answer is not in yet),
+// Unconfirmed (no answer will come in time) or Replayed (a Web Bot Auth
+// signature that verifies, first seen from another client), with the
+// Method that decided: IPRanges, ReverseDNS or WebBotAuth.
 //
 //   - IPRanges: the client address is in a range list the operator
 //     publishes (BuiltinLists; operators can replace a token's lists with
@@ -27,7 +29,9 @@
 //     agent known to speak for the token (BuiltinSignatureAgents, and
 //     Config.SignatureAgents), with an Ed25519 key from the agent's key
 //     directory, fetched and cached in the background, or pinned by the
-//     configuration (Config.AgentKeys, read by New; never fetched).
+//     configuration (Config.AgentKeys, read by New; never fetched). A
+//     signature verifies once per client, within at most 24 hours of its
+//     created (wba_replay.go).
 //
 // # The order of Verify
 //

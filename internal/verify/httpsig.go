@@ -42,6 +42,7 @@ type sigInput struct {
 	keyid      string
 	tag        string
 	alg        string
+	nonce      string // "" when the signature carries none
 }
 
 // parseSignatureInput parses the Signature-Input field values: a
@@ -90,6 +91,11 @@ func parseSignatureInput(values []string) ([]sigInput, error) {
 					} else {
 						si.expires, si.hasExpires = n, true
 					}
+				case "nonce":
+					// RFC 9421 §2.3: a String. Any other is not a nonce
+					// this verifier can remember; the signature itself
+					// then is (see replayKeyOf).
+					si.nonce, _ = v.(string)
 				case "keyid", "tag", "alg":
 					s, ok := v.(string)
 					if !ok {

@@ -149,11 +149,11 @@ func TestDraftVectors(t *testing.T) {
 			if origin, ok := signedAgent(sigs[0], r.Header.Values("Signature-Agent")); !ok || origin != "https://signature-agent.test" {
 				t.Errorf("signedAgent = %q, %v", origin, ok)
 			}
-			if err := checkSignature(r, sigs[0], keys, at); err != nil {
+			if _, _, err := checkSignature(r, sigs[0], keys, at); err != nil {
 				t.Errorf("checkSignature: %v", err)
 			}
 			r.Host = "example.org"
-			if err := checkSignature(r, sigs[0], keys, at); err == nil {
+			if _, _, err := checkSignature(r, sigs[0], keys, at); err == nil {
 				t.Error("checkSignature over another authority: nil error")
 			}
 		})

@@ -92,25 +92,6 @@ var builtinLists = []PublishedList{
 	{Name: "mistralai-user", URL: "https://mistral.ai/mistralai-user-ips.json", Doc: "https://docs.mistral.ai/robots", Tokens: []string{"MistralAI-User"}},
 }
 
-// loadFiles reads the local range list files, for New.
-func (v *Verifier) loadFiles() error {
-	for _, l := range v.lists {
-		if !l.isFile {
-			continue
-		}
-		body, err := readFileLimited(l.source, MaxListSize)
-		if err != nil {
-			return fmt.Errorf("range list %s: %w", l.source, err)
-		}
-		rl, err := ParseRangeList(body)
-		if err != nil {
-			return fmt.Errorf("range list %s%s: %w", l.source, jsonErrorLine(body, err), err)
-		}
-		v.setList(l, &listCopy{prefixes: rl.Prefixes, fetched: v.cfg.Now(), creation: rl.CreationTime})
-	}
-	return nil
-}
-
 // jsonErrorLine returns ":<line>" for an error ParseRangeList found at a
 // place in body (JSON syntax, a value of the wrong type, a bad entry), ""
 // for any other.

@@ -23,13 +23,20 @@ const (
 	// past Config.PendingBound. The claim proves nothing either way: a
 	// caller judges it as one the client did not make.
 	Unconfirmed
+	// Replayed means the claim rests on a Web Bot Auth signature that
+	// verifies, but was first seen, within its validity, from another
+	// client: a signature proves the request it signed, once, not whoever
+	// sends it again. The claim is not proven; a caller judges it as a
+	// forged one, and never credits it to the crawler.
+	Replayed
 )
 
-var outcomeNames = [...]string{None: "", Verified: "verified", Forged: "forged", Unverified: "unverified", Pending: "pending", Unconfirmed: "unconfirmed"}
+var outcomeNames = [...]string{None: "", Verified: "verified", Forged: "forged", Unverified: "unverified",
+	Pending: "pending", Unconfirmed: "unconfirmed", Replayed: "replayed"}
 
 // String returns the outcome's stable name as the compliance record and the
 // metrics write it ("verified", "forged", "unverified", "pending",
-// "unconfirmed"), or "" for None.
+// "unconfirmed", "replayed"), or "" for None.
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]
@@ -76,9 +83,10 @@ type Result struct {
 
 // combined gathers the answers of the methods that apply to a claim, for
 // Verify: verified by any method wins (the caller returns at once); of
-// the rest, an answer on its way (Pending) comes first, since it may yet
-// verify, then a missing one (Unconfirmed); the claim is Forged only when
-// every method that applies says so.
+// the rest, a replayed signature comes first, since it shows someone
+// presenting another client's proof; then an answer on its way (Pending),
+// since it may yet verify, then a missing one (Unconfirmed); the claim is
+// Forged only when every method that applies says so.
 type combined struct {
 	best Result
 }
@@ -86,6 +94,8 @@ type combined struct {
 // rank orders the outcomes a method can give short of Verified.
 func rank(o Outcome) int {
 	switch o {
+	case Replayed:
+		return 4
 	case Pending:
 		return 3
 	case Unconfirmed:

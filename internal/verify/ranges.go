@@ -29,9 +29,11 @@ const (
 	// maxStoredAge drops a stored copy older than a month at Start: past
 	// that, addresses may well have been reassigned.
 	maxStoredAge = 30 * 24 * time.Hour
-	// fileCheckInterval is how often a local list file is checked for a
-	// change: a stat a minute costs nothing.
-	fileCheckInterval = time.Minute
+	// defaultFileCheckInterval is how often a local list file is looked
+	// at for a change (its modification time and size): a stat costs a
+	// microsecond, and an operator's edit is then in force within
+	// seconds, as a robots.txt source file's is.
+	defaultFileCheckInterval = 5 * time.Second
 	// storagePrefix namespaces the verifier's keys in shared storage.
 	storagePrefix = "robots_enforce/verify/ranges/"
 	// storageTimeout bounds loading stored copies at Start.
@@ -45,6 +47,7 @@ type listState struct {
 	source string // URL or file path
 	isFile bool
 	tokens []*tokenEntry
+	file   fileState // a local file's last look (rangefile.go)
 	cur    atomic.Pointer[listCopy]
 	// tried is set once a fetch of the list has ended, well or not.
 	tried atomic.Bool
@@ -160,21 +163,16 @@ func (v *Verifier) store(ctx context.Context, l *listState, body []byte, fetched
 	}
 }
 
-// refreshList fetches (or reads) l once and installs it when it parses.
+// refreshList fetches l, a published list, once and installs it when it
+// parses.
 func (v *Verifier) refreshList(ctx context.Context, l *listState) error {
-	var body []byte
-	var err error
-	if l.isFile {
-		body, err = readFileLimited(l.source, MaxListSize)
-	} else {
-		select {
-		case v.fetchSem <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		body, _, err = v.get(ctx, l.source, "application/json", MaxListSize, true)
-		<-v.fetchSem
+	select {
+	case v.fetchSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
+	body, _, err := v.get(ctx, l.source, "application/json", MaxListSize, true)
+	<-v.fetchSem
 	if err == nil {
 		var rl RangeList
 		if rl, err = ParseRangeList(body); err == nil {
@@ -189,15 +187,15 @@ func (v *Verifier) refreshList(ctx context.Context, l *listState) error {
 		return ctx.Err()
 	}
 	err = fmt.Errorf("range list %s (%s): %w", l.name, l.source, err)
-	v.emit(Event{Kind: EventListFailed, List: l.name, URL: l.source, Tokens: l.tokenNames(), Err: err})
+	v.emit(Event{Kind: EventListFailed, List: l.name, URL: l.source, Tokens: l.tokenNames(), Err: err, Kept: l.cur.Load() != nil})
 	l.tried.Store(true)
 	v.broadcast()
 	return err
 }
 
 // refreshLoop keeps l current until ctx is done: daily after a success,
-// with doubling backoff after a failure; a local file is re-read when it
-// changes.
+// with doubling backoff after a failure; a local file is looked at every
+// fileCheckInterval and read again when it changed (checkFile).
 func (v *Verifier) refreshLoop(ctx context.Context, l *listState) {
 	defer v.wg.Done()
 	defer v.recoverPanic("range list refresh " + l.name)
@@ -205,7 +203,9 @@ func (v *Verifier) refreshLoop(ctx context.Context, l *listState) {
 	if c := l.cur.Load(); c != nil {
 		delay = RefreshInterval - v.cfg.Now().Sub(c.fetched)
 	}
-	var stamp fileStamp
+	if l.isFile {
+		delay = v.cfg.fileCheckInterval // New read it
+	}
 	failures := 0
 	for {
 		if delay > 0 {
@@ -220,13 +220,9 @@ func (v *Verifier) refreshLoop(ctx context.Context, l *listState) {
 			return
 		}
 		if l.isFile {
-			st, changed := statChanged(l.source, stamp)
-			if changed || l.cur.Load() == nil {
-				if v.refreshList(ctx, l) == nil {
-					stamp = st
-				}
+			if err := v.checkFile(l, false); err != nil {
+				v.fileFailed(l, err)
 			}
-			delay = fileCheckInterval
 			continue
 		}
 		if v.refreshList(ctx, l) == nil {

@@ -262,7 +262,7 @@ func (v *Verifier) Verify(token string, addr netip.Addr, r *http.Request) Result
 	}
 	var c combined
 	if v.wba != nil && e.agents && r != nil {
-		if res, decided := v.wba.verify(e, r); decided {
+		if res, decided := v.wba.verify(e, r, addr); decided {
 			if res.Outcome == Verified {
 				return res
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -35,12 +36,15 @@ type wbaState struct {
 	dirs   map[string]*dirEntry // by origin; only known agents, so bounded
 	queue  chan string
 	cache  *sigCache
+	// replays remembers each signature that verified with the client it
+	// came from (wba_replay.go).
+	replays *replayCache
 }
 
 func newWBAState(v *Verifier) (*wbaState, error) {
 	w := &wbaState{v: v, agents: make(map[string][]*tokenEntry), mustSign: make(map[*tokenEntry]bool),
 		pinned: make(map[string]*dirEntry), dirs: make(map[string]*dirEntry),
-		queue: make(chan string, directoryQueueSize), cache: newSigCache()}
+		queue: make(chan string, directoryQueueSize), cache: newSigCache(), replays: newReplayCache(v.cfg.replayCacheSize)}
 	add := func(agent string, tokens []string, signsAll bool) error {
 		origin, err := agentOrigin(agent)
 		if err != nil {
@@ -107,7 +111,12 @@ func (w *wbaState) speaksFor(origin string, e *tokenEntry) bool {
 // decide, or Pending when a directory failed and the token has no other.
 // When no signature names such an agent, the claim is unsigned: Forged
 // for a token that must be signed, else left to the other methods.
-func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
+//
+// A signature that verifies counts once per client (wba_replay.go): one
+// first seen from another client is Replayed, which outranks every other
+// answer but Verified; one that could not be remembered, the replay cache
+// being full, is Unconfirmed, since its replay could not be told.
+func (w *wbaState) verify(e *tokenEntry, r *http.Request, addr netip.Addr) (Result, bool) {
 	// The header is indexed directly by canonical keys (net/http stores
 	// them so): Values would canonicalize the key again on every request.
 	inputs := r.Header["Signature-Input"]
@@ -115,15 +124,16 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 	if len(inputs) == 0 || len(agentField) == 0 {
 		return w.unsigned(e)
 	}
-	if w.cachedVerified(e, r, inputs, agentField, w.v.unixNow()) {
-		return Result{Outcome: Verified, Method: WebBotAuth}, true
+	client := clientOf(addr)
+	if out := w.cachedVerified(e, r, inputs, agentField, w.v.unixNow(), client); out != None {
+		return Result{Outcome: out, Method: WebBotAuth}, true
 	}
 	sigs, err := parseSignatureInput(inputs)
 	if err != nil {
 		return w.unsigned(e)
 	}
 	now := w.v.cfg.Now()
-	named, pending, failed, forged := false, false, false, false
+	named, pending, failed, forged, replayed, full := false, false, false, false, false, false
 	for _, si := range sigs {
 		if si.tag != webBotAuthTag {
 			continue // RFC 9421 §3.2 step 4: not a signature of this profile
@@ -142,11 +152,20 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 			pending = true
 			continue
 		}
-		err := checkSignature(r, si, keys, now)
+		sig, until, err := checkSignature(r, si, keys, now)
 		switch {
 		case err == nil:
-			w.remember(e, r, si, origin, keys[si.keyid], dir, gen)
-			return Result{Outcome: Verified, Method: WebBotAuth}, true
+			skew := int64(maxClockSkew / time.Second)
+			switch w.replays.admit(replayKeyOf(origin, si, sig), client, until+skew, now.Unix()) {
+			case admitFirst, admitSame:
+				w.remember(e, r, si, origin, keys[si.keyid], dir, gen, until, client)
+				return Result{Outcome: Verified, Method: WebBotAuth}, true
+			case admitReplay:
+				replayed = true
+			case admitFull:
+				full = true
+				w.reportFull(now)
+			}
 		case errors.Is(err, errUnsupported):
 			continue
 		case errors.Is(err, errUnknownKey) && w.refetchForKey(origin, now):
@@ -157,8 +176,12 @@ func (w *wbaState) verify(e *tokenEntry, r *http.Request) (Result, bool) {
 		}
 	}
 	switch {
+	case replayed:
+		return Result{Outcome: Replayed, Method: WebBotAuth}, true
 	case pending:
 		return Result{Outcome: Pending, Method: WebBotAuth}, true
+	case full:
+		return Result{Outcome: Unconfirmed, Method: WebBotAuth}, true
 	case forged:
 		return Result{Outcome: Forged, Method: WebBotAuth}, true
 	case failed && len(e.lists) == 0 && len(e.suffixes) == 0:
@@ -181,48 +204,68 @@ func (w *wbaState) unsigned(e *tokenEntry) (Result, bool) {
 // checkSignature verifies si over r with a key from keys: the parameters
 // the protocol requires (created, expires, a keyid known to the directory,
 // alg ed25519 if given), @authority or @target-uri covered, and the Ed25519
-// signature over the signature base (RFC 9421 §3.2, §3.3.6).
-func checkSignature(r *http.Request, si sigInput, keys map[string]dirKey, now time.Time) error {
+// signature over the signature base (RFC 9421 §3.2, §3.3.6). It returns
+// the signature's bytes and the last second it is valid (validUntil).
+func checkSignature(r *http.Request, si sigInput, keys map[string]dirKey, now time.Time) (sig []byte, until int64, err error) {
 	k, ok := keys[si.keyid]
 	switch {
 	case !ok:
-		return errUnknownKey
+		return nil, 0, errUnknownKey
 	case !si.hasCreated || !si.hasExpires:
-		return errors.New("created or expires missing")
+		return nil, 0, errors.New("created or expires missing")
 	}
 	t := now.Unix()
 	skew := int64(maxClockSkew / time.Second)
+	until = validUntil(si)
 	switch {
 	case si.created > t+skew:
-		return errors.New("created in the future")
+		return nil, 0, errors.New("created in the future")
 	case si.expires < t-skew:
-		return errors.New("expired")
+		return nil, 0, errors.New("expired")
+	case until < t-skew:
+		return nil, 0, fmt.Errorf("created more than %v ago", maxSignatureAge)
 	case k.nbf != 0 && t+skew < k.nbf, k.exp != 0 && t-skew > k.exp:
-		return errors.New("key not valid now")
+		return nil, 0, errors.New("key not valid now")
 	}
 	if !coversAuthority(si) {
-		return errors.New("neither @authority nor @target-uri covered")
+		return nil, 0, errors.New("neither @authority nor @target-uri covered")
 	}
 	switch {
 	case k.pub == nil:
 		// An RSA or EC key the draft allows: not checked here, so no
 		// evidence either way.
-		return fmt.Errorf("%w: a key of a type other than Ed25519", errUnsupported)
+		return nil, 0, fmt.Errorf("%w: a key of a type other than Ed25519", errUnsupported)
 	case si.alg != "" && si.alg != "ed25519":
-		return errors.New("alg is not ed25519, the key's")
+		return nil, 0, errors.New("alg is not ed25519, the key's")
 	}
 	base, err := signatureBase(r, si)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	sig, err := signatureValue(r.Header.Values("Signature"), si.label)
+	sig, err = signatureValue(r.Header.Values("Signature"), si.label)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if !ed25519.Verify(k.pub, base, sig) {
-		return errors.New("signature does not verify")
+		return nil, 0, errors.New("signature does not verify")
 	}
-	return nil
+	return sig, until, nil
+}
+
+// validUntil is the last second si is valid (Unix seconds, before the
+// clock skew allowed): its expires, or maxSignatureAge after its created
+// when that comes first.
+func validUntil(si sigInput) int64 {
+	return min(si.expires, si.created+int64(maxSignatureAge/time.Second))
+}
+
+// reportFull tells OnError, at most once per replayReportInterval, that a
+// signature verified but could not be remembered.
+func (w *wbaState) reportFull(now time.Time) {
+	if ok, n := w.replays.fullReport(now.Unix()); ok {
+		w.v.reportErr(fmt.Errorf("web bot auth: the replay cache is full (%d signatures): "+
+			"a new signature is unconfirmed until remembered ones expire", n))
+	}
 }
 
 func coversAuthority(si sigInput) bool {

@@ -39,8 +39,9 @@ type sigEntry struct {
 	input, sig, agent string // the three fields, exactly as received
 	token             *tokenEntry
 	origin, keyid     string
-	expires           int64 // the signature's expires, Unix seconds
-	keyExp            int64 // the key's exp, 0 if none
+	expires           int64     // the last second the signature is valid (validUntil)
+	client            clientKey // the client it was first seen from (wba_replay.go)
+	keyExp            int64     // the key's exp, 0 if none
 	dir               *dirEntry
 	dirGen            uint64 // dir.gen when the signature verified
 	checks            []compCheck
@@ -64,46 +65,57 @@ func (c *sigCache) slot(sig string) *atomic.Pointer[sigEntry] {
 	return &c.slots[maphash.String(c.seed, sig)&(sigCacheSize-1)]
 }
 
-// cachedVerified reports whether r carries a signature that verified for
-// e and still holds at now (Unix seconds). in and ag are r's
-// Signature-Input and Signature-Agent field lines.
-func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, in, ag []string, now int64) bool {
+// cachedVerified judges r by a remembered signature: Verified when r
+// carries a signature that verified for e, still holds at now (Unix
+// seconds) and was first seen from client; Replayed when it was first
+// seen from another client; None when no remembered signature decides.
+// in and ag are r's Signature-Input and Signature-Agent field lines.
+func (w *wbaState) cachedVerified(e *tokenEntry, r *http.Request, in, ag []string, now int64, client clientKey) Outcome {
 	sg := r.Header["Signature"]
 	if len(in) != 1 || len(sg) != 1 || len(ag) != 1 {
-		return false
+		return None
 	}
 	ent := w.cache.slot(sg[0]).Load()
 	skew := int64(maxClockSkew / time.Second)
 	if ent == nil || ent.token != e || ent.input != in[0] || ent.sig != sg[0] || ent.agent != ag[0] ||
 		now > ent.expires+skew || ent.keyExp != 0 && now > ent.keyExp+skew {
-		return false
+		return None
 	}
 	for _, ch := range ent.checks {
 		if !ch.matches(r) {
-			return false
+			return None
 		}
 	}
 	// The key must still be in the agent's directory: while the directory
 	// is the one it was verified with and current, it is; otherwise look
 	// (a refetch that dropped the key revokes it; a stale directory gets
 	// refreshed).
-	if ent.dir.gen.Load() == ent.dirGen && now < ent.dir.fresh.Load() {
-		return true
+	if ent.dir.gen.Load() != ent.dirGen || now >= ent.dir.fresh.Load() {
+		keys, _ := w.directory(ent.origin, time.Unix(now, 0))
+		if _, ok := keys[ent.keyid]; !ok {
+			return None
+		}
 	}
-	keys, _ := w.directory(ent.origin, time.Unix(now, 0))
-	_, ok := keys[ent.keyid]
-	return ok
+	// The replay cache holds the signature's first client for as long as
+	// the entry can match (until expires and the skew), so this is its
+	// answer, read without its lock.
+	if ent.client != client {
+		return Replayed
+	}
+	return Verified
 }
 
-// remember stores a signature that verified, when every covered component
-// can be re-checked without allocating (single-line header fields).
-func (w *wbaState) remember(e *tokenEntry, r *http.Request, si sigInput, origin string, k dirKey, d *dirEntry, gen uint64) {
+// remember stores a signature that verified, valid until until and first
+// seen from client, when every covered component can be re-checked
+// without allocating (single-line header fields).
+func (w *wbaState) remember(e *tokenEntry, r *http.Request, si sigInput, origin string, k dirKey, d *dirEntry, gen uint64,
+	until int64, client clientKey) {
 	in, sg, ag := r.Header["Signature-Input"], r.Header["Signature"], r.Header["Signature-Agent"]
 	if len(in) != 1 || len(sg) != 1 || len(ag) != 1 {
 		return
 	}
 	ent := &sigEntry{input: in[0], sig: sg[0], agent: ag[0], token: e, origin: origin, keyid: si.keyid,
-		expires: si.expires, keyExp: k.exp, dir: d, dirGen: gen}
+		expires: until, client: client, keyExp: k.exp, dir: d, dirGen: gen}
 	for _, comp := range si.components {
 		name := comp.Value.(string)
 		switch name {

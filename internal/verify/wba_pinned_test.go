@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"net/http"
 	"net/netip"
 	"os"
@@ -126,12 +127,20 @@ func TestPinnedAgent(t *testing.T) {
 	if got := v.Verify("TestBot", addr, unknownKey); got != (Result{Outcome: Forged, Method: WebBotAuth}) {
 		t.Errorf("keyid not pinned: Verify = %+v, want forged (no refetch)", got)
 	}
-	clock.Advance(48 * time.Hour) // past any directory lifetime; the dictionary vector expires in 2124
-	if got := v.Verify("TestBot", addr, draftVectors[0].request()); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
-		t.Errorf("two days on: Verify = %+v, want verified", got)
+	clock.Advance(48 * time.Hour) // past any directory lifetime
+	// The dictionary vector expires in 2124, but was created two days
+	// ago: past maxSignatureAge, it no longer verifies.
+	if got := v.Verify("TestBot", addr, draftVectors[0].request()); got != (Result{Outcome: Forged, Method: WebBotAuth}) {
+		t.Errorf("a vector created two days ago: Verify = %+v, want forged (older than %v)", got, maxSignatureAge)
 	}
-	r := draftVectors[0].request()
-	v.Verify("TestBot", addr, r)
+	r := rfcTestRequest()
+	r.Header.Set("Signature-Agent", `a="https://signature-agent.test"`)
+	created := clock.Now().Unix() - 5
+	sign(t, r, fmt.Sprintf(`s=("@authority" "signature-agent";key="a");created=%d;expires=%d;keyid="%s";tag="web-bot-auth"`,
+		created, created+300, rfcEd25519Thumbprint))
+	if got := v.Verify("TestBot", addr, r); got != (Result{Outcome: Verified, Method: WebBotAuth}) {
+		t.Errorf("two days on, a fresh signature: Verify = %+v, want verified", got)
+	}
 	if n := testing.AllocsPerRun(100, func() { v.Verify("TestBot", addr, r) }); n != 0 {
 		t.Errorf("remembered signature of a pinned agent: %v allocations per Verify, want 0", n)
 	}

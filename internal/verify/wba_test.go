@@ -69,7 +69,7 @@ func (d *dirServer) set(f func(d *dirServer)) { d.mu.Lock(); f(d); d.mu.Unlock()
 
 // sign signs r with the RFC 9421 test key over the given Signature-Input
 // member, setting Signature-Input and Signature.
-func sign(t *testing.T, r *http.Request, input string) {
+func sign(t testing.TB, r *http.Request, input string) {
 	t.Helper()
 	_, priv := rfcKeys(t)
 	r.Header.Set("Signature-Input", input)
