@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -412,5 +413,42 @@ func TestE2EEvidenceDigitNamesLinked(t *testing.T) {
 			t.Fatalf("%d records of %s, want 1:\n%s", len(recs), tc.name, e2eDump(recs))
 		}
 		jdCheck(t, tc.name+" after its fetch", recs[0], e2eRecord{"served_robots": true, "served_link": "client"})
+	}
+}
+
+// Point 4, by signature: an agent that signs its requests is escalated by
+// its token, and the escalation covers every request it signs, whatever
+// its User-Agent says and wherever it comes from. Its signature is what
+// proves it; another client's unsigned request under another name is not
+// affected.
+func TestE2EEvidenceEscalationFollowsSignature(t *testing.T) {
+	key, kid, jwks := e2eGoKey(t)
+	keys := filepath.Join(t.TempDir(), "agent-jwks.json")
+	if err := os.WriteFile(keys, jwks, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := e2eStart(t, 1, e2eWBAReplaySite, map[string]string{"<KEYS>": filepath.ToSlash(keys)})
+	send := func(ua, ip, path, nonce string, signed bool) e2eResponse {
+		h := http.Header{}
+		if signed {
+			h = e2eGoSignNonce(key, c.addr(0), kid, nonce, time.Now().Unix())
+		}
+		h.Set("X-Forwarded-For", ip)
+		return c.getWith(0, "", path, ua, h)
+	}
+	if r := send(e2eWBAUserAgent, "203.0.113.5", "/private/x", "bm9uY2UtYQ==", true); r.status != http.StatusForbidden {
+		t.Fatalf("the verified agent's violation = %d, want 403", r.status)
+	}
+	for i, tc := range []struct{ ua, ip string }{
+		{"OtherBot/1.0 (+https://other.example)", "203.0.113.5"},
+		{e2eChrome, "198.51.100.77"},
+	} {
+		r := send(tc.ua, tc.ip, "/public/"+strconv.Itoa(i), "bm9uY2UtYi"+strconv.Itoa(i)+"==", true)
+		if r.status != http.StatusForbidden {
+			t.Errorf("the escalated agent's signed request as %.20q from %s = %d, want 403", tc.ua, tc.ip, r.status)
+		}
+	}
+	if r := send("OtherBot/1.0 (+https://other.example)", "198.51.100.78", "/public/unsigned", "", false); r.status != http.StatusOK {
+		t.Errorf("another client's unsigned request = %d, want 200", r.status)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // crawler that proved its token (its address in the token's range list,
 // its reverse DNS, its signature) is escalated by the token, and the
 // escalation covers every request it can be proven to send: any request
-// from an address its range list or reverse DNS proves, whatever
-// User-Agent it carries. A client that proved no token is escalated by
+// from an address its range list or reverse DNS proves, and any request
+// its signature agent signed, whatever User-Agent it carries. A client that proved no token is escalated by
 // its address (an IPv6 /64) and the token it claimed, so that no one can
 // get another crawler escalated by claiming its name; one that invents a
 // name for each violation is escalated by its address alone (see
@@ -74,7 +74,10 @@ func (j *Judge) provenEscalation(jd *Judgement) {
 			jd.Path = path
 		}
 		jd.listed = []string{tok}
-		jd.Identity = verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
+		jd.Identity = id.Verify(tok, jd.clientAddr(), jd.req.HTTP) // how it is proven, for the record
+		if jd.Identity.Outcome != verify.Verified {
+			jd.Identity = verify.Result{Outcome: verify.Verified, Method: verify.IPRanges}
+		}
 		j.escalated(jd, e)
 		return
 	}

@@ -26,9 +26,10 @@ type Identity interface {
 	ListedTokens(addr netip.Addr) []string
 	// ProvenTokens returns the product tokens a request from addr (r, read
 	// for signatures, may be nil) is proven to come from, whatever its
-	// header names: those whose range lists hold addr, and those whose
-	// reverse DNS domains a name of addr already confirmed is under. It
-	// starts no lookup and waits for nothing; nil when none. The caller
+	// header names: those whose range lists hold addr, those whose
+	// reverse DNS domains a name of addr already confirmed is under, and
+	// those of a signature agent whose signature of r verifies. It starts
+	// no lookup and waits for nothing; nil when none. The caller
 	// must not modify the slice. It is asked for every request while an
 	// escalation is in force (see escalation).
 	ProvenTokens(addr netip.Addr, r *http.Request) []string

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestProvenTokens checks that an address is proven by its range lists
@@ -29,5 +30,26 @@ func TestProvenTokens(t *testing.T) {
 	}
 	if got := v.ProvenTokens(netip.MustParseAddr("203.0.113.1"), nil); len(got) != 0 {
 		t.Errorf("ProvenTokens(an address of no crawler) = %v, want none", got)
+	}
+}
+
+// TestProvenTokensBySignature checks that a request its signature agent
+// signed is proven to be the agent's tokens' whatever it claims, from the
+// client that first sent the signature only: a replay from another client
+// proves nothing.
+func TestProvenTokensBySignature(t *testing.T) {
+	clock := newClock()
+	v := replayVerifier(t, clock, Config{NoBuiltinReverseDNS: true})
+	r := signedAt(t, "s", "bm9uY2UtcHJvdmVu", clock.Now().Unix()-5, 5*time.Minute)
+	r.Header.Set("User-Agent", "ExampleBot/1.0") // claims nothing of the agent's
+	sender, stranger := netip.MustParseAddr("203.0.113.5"), netip.MustParseAddr("198.51.100.9")
+	if got := v.ProvenTokens(sender, r); !slices.Contains(got, "TestBot") || !slices.Contains(got, "Googlebot") {
+		t.Errorf("ProvenTokens(the signer's request) = %v, want its agent's tokens", got)
+	}
+	if got := v.ProvenTokens(stranger, r); len(got) != 0 {
+		t.Errorf("ProvenTokens(the same signature replayed) = %v, want none", got)
+	}
+	if got := v.ProvenTokens(sender, rfcTestRequest()); len(got) != 0 {
+		t.Errorf("ProvenTokens(an unsigned request) = %v, want none", got)
 	}
 }
