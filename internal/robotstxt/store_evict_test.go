@@ -3,6 +3,7 @@ package robotstxt
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -265,5 +266,44 @@ func BenchmarkStoreNewHost(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestStoreKeepsWhatItAdmits drives the table with a stream of distinct
+// hosts that never exceeds MaxHosts, each asked for again and again, in a
+// shuffled order, as a catch-all site's tenants are: below its bound the
+// table forgets nothing, so no host is fetched twice within its refresh,
+// and none is refused. (The main part once took three quarters of
+// MaxHosts and refused the rest, and a site in use was fetched again and
+// again while the table held a quarter less than its bound.)
+func TestStoreKeepsWhatItAdmits(t *testing.T) {
+	const maxHosts = 300
+	clock := newManualClock()
+	f := newURLCounter("User-agent: *\nDisallow: /private/\n")
+	s := newTestStore(t, f, clock, func(c *StoreConfig) { c.MaxHosts = maxHosts; c.NewHosts = 1 << 20 })
+	rng := rand.New(rand.NewPCG(7, 11))
+	const hosts = maxHosts - 10
+	for round := range 12 {
+		// New hosts join over the rounds, and all asked for so far come
+		// back, in a shuffled order.
+		n := min(hosts, (round+1)*hosts/6)
+		for _, i := range rng.Perm(n) {
+			host := fmt.Sprintf("tenant%d.example", i)
+			snap := s.Snapshot(t.Context(), host)
+			if snap.Refusal != RefusalNone || snap.Robots == nil {
+				t.Fatalf("round %d: Snapshot(%s) refused (%q): the table holds %d of %d", round, host, snap.Refusal, held(s), maxHosts)
+			}
+			settle(t, s, host)
+			clock.Advance(10 * time.Millisecond)
+		}
+		clock.Advance(time.Second)
+	}
+	for i := range hosts {
+		if n := f.count(fmt.Sprintf("https://tenant%d.example/robots.txt", i)); n != 1 {
+			t.Errorf("tenant%d.example fetched %d times, want once: the table forgot it below its bound", i, n)
+		}
+	}
+	if n := held(s); n != hosts {
+		t.Errorf("%d hosts held, want all %d", n, hosts)
 	}
 }

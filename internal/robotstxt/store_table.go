@@ -19,7 +19,9 @@ import (
 // So the table has two parts, after the 2Q policy (Johnson and Shasha,
 // 1994). A new host, once its first fetch has ended, waits in a FIFO, the
 // doorkeeper, which holds what the main part leaves of MaxHosts, and at
-// least a quarter of it. Asked for again while there, in a second but its
+// least a quarter of it. The main part holds what the FIFO leaves: below
+// MaxHosts in all, neither part forgets a host, and at the bound the
+// FIFO's quarter is taken from the main part's least used. Asked for again while there, in a second but its
 // first (a burst of requests is one use, however many), the host moves to
 // the main part; pushed out by newer hosts, it is forgotten, and its name
 // is kept in a ghost list, so that when it comes back it goes to the main
@@ -171,6 +173,17 @@ func (t *hostTable) push(e *hostEntry) {
 	t.trim(t.fifoRoom() - 1)
 	e.elem = t.fifo.PushBack(e)
 	e.inFifo.Store(true)
+	t.resize()
+}
+
+// resize gives the main part the room the FIFO leaves of MaxHosts, up to
+// its floor: a host promoted below the bound is always admitted, and a
+// FIFO that grows to its floor at the bound takes its room from the main
+// part, whose policy lets its least valuable hosts go. Past its floor,
+// the FIFO only holds what the main part leaves (see fifoRoom), and takes
+// nothing from it.
+func (t *hostTable) resize() {
+	t.main.SetMaximum(uint64(max(t.max-min(t.fifo.Len(), t.floor), 1)))
 }
 
 // fifoRoom returns how many hosts the FIFO may hold: what main leaves of
@@ -188,6 +201,7 @@ func (t *hostTable) trim(room int) {
 		old.evicted.Store(true)
 		t.ghost.Set(old.host, struct{}{})
 	}
+	t.resize()
 }
 
 // promote moves e from the FIFO to main: it was asked for again. It
@@ -199,6 +213,7 @@ func (t *hostTable) promote(e *hostEntry) bool {
 	t.fifo.Remove(e.elem)
 	e.elem = nil
 	e.inFifo.Store(false)
+	t.resize() // its room in the FIFO is main's now
 	t.toMain(e)
 	return true
 }
