@@ -128,7 +128,7 @@ func isSignalKey(k string) bool {
 // lines (see contentUsage).
 func (p *parser) contentSignal(num int, v string) {
 	if p.open < 0 {
-		p.diag(num, Error, CodeSignalOutsideGroup,
+		p.diagf(num, Error, diagSignalOutsideGroup,
 			`content-signal before any user-agent line: applies to no group (contentsignals.org puts it in a group, such as "User-agent: *")`)
 		return
 	}
@@ -140,38 +140,36 @@ func (p *parser) contentSignal(num int, v string) {
 		if m[0] == '*' || m[0] == '/' {
 			hint = `; a path comes first and starts with "/"`
 		}
-		p.diag(num, Warning, CodeSignalMalformed, "signal %q is not key=value: ignored%s", m, hint)
+		p.diagf(num, Warning, diagSignalMalformed, "signal %q is not key=value: ignored%s", m, hint)
 	}
 	for _, k := range sl.unknownKeys {
-		p.diag(num, Warning, CodeSignalUnknownKey, "signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
+		p.diagf(num, Warning, diagSignalUnknownKey, "signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
 			k, signalSearch, signalAIInput, signalAITrain, signalUse)
 	}
 	for _, m := range sl.badValues {
 		k, val, _ := strings.Cut(m, "=")
 		k, val = trimSpace(k), trimSpace(val)
 		if equalFoldASCII(k, signalUse) {
-			p.diag(num, Warning, CodeSignalBadValue, "use takes immediate, reference or full: %q is ignored", val)
+			p.diagf(num, Warning, diagSignalBadValue, "use takes immediate, reference or full: %q is ignored", val)
 			continue
 		}
 		hint := ""
 		if equalFoldASCII(val, "y") || equalFoldASCII(val, "n") {
 			hint = " (y and n are Content-Usage's values)"
 		}
-		p.diag(num, Warning, CodeSignalBadValue, "%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
+		p.diagf(num, Warning, diagSignalBadValue, "%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
 	}
 	for _, k := range sl.repeated {
-		p.diag(num, Warning, CodeSignalRepeated, "%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", k)
+		p.diagf(num, Warning, diagSignalRepeated, "%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", k)
 	}
 	if sl.use != "" {
-		p.diag(num, Info, CodeSignalUse, "use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
+		p.diagf(num, Info, diagSignalUse, "use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
 			"not carried into Content-Usage", sl.use)
 	}
 	st := sl.st
 	if st.trainAI == PreferenceUnknown && st.aiUse == PreferenceUnknown && st.search == PreferenceUnknown && sl.use == "" &&
 		len(sl.malformed)+len(sl.unknownKeys)+len(sl.badValues) == 0 {
-		p.diag(num, Warning, CodeSignalEmpty, "content-signal states no signal: every category is unknown under %s", usagePathOrRoot(path))
+		p.diagf(num, Warning, diagSignalEmpty, "content-signal states no signal: every category is unknown under %s", usagePathOrRoot(path))
 	}
-	g := &p.r.groups[p.open]
-	g.Usage = append(g.Usage, UsageRule{Kind: ContentSignal, Path: path, Preference: signals,
-		TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num, GroupLine: g.Line})
+	p.usageRule(UsageRule{Kind: ContentSignal, TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num}, path, signals)
 }

@@ -103,7 +103,7 @@ func splitUsageValue(v string) (path, pref string) {
 // docs/rfc9309.md).
 func (p *parser) contentUsage(num int, v string) {
 	if p.open < 0 {
-		p.diag(num, Error, CodeUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
+		p.diagf(num, Error, diagUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
 		return
 	}
 	p.prefSeen = true
@@ -111,25 +111,31 @@ func (p *parser) contentUsage(num int, v string) {
 	st := parseStatement(pref)
 	switch {
 	case pref == "":
-		p.diag(num, Warning, CodeUsageEmpty, "content-usage states no preference: every category is unknown under %s", usagePathOrRoot(path))
+		p.diagf(num, Warning, diagUsageEmpty, "content-usage states no preference: every category is unknown under %s", usagePathOrRoot(path))
 	case st.err != nil:
 		hint := ""
 		if pref[0] == '*' {
 			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
 		}
-		p.diag(num, Error, CodeUsageMalformed, "usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
+		p.diagf(num, Error, diagUsageMalformed, "usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
 			pref, st.err, usagePathOrRoot(path), hint)
 	}
 	for _, k := range st.unknownKeys {
-		p.diag(num, Warning, CodeUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
+		p.diagf(num, Warning, diagUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
 			k, LabelTrainAI, LabelAIUse, LabelSearch)
 	}
 	for _, k := range st.badValues {
-		p.diag(num, Warning, CodeUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
+		p.diagf(num, Warning, diagUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
 	}
-	g := &p.r.groups[p.open]
-	g.Usage = append(g.Usage, UsageRule{Kind: ContentUsage, Path: path, Preference: pref,
-		TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num, GroupLine: g.Line})
+	p.usageRule(UsageRule{Kind: ContentUsage, TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num}, path, pref)
+}
+
+// usageRule adds a Content-Usage or Content-Signal rule to the open group,
+// its path and preference written into the backing text.
+func (p *parser) usageRule(u UsageRule, path, pref string) {
+	u.GroupLine = int(p.r.sources[p.open].line)
+	p.r.usage = append(p.r.usage, u)
+	p.usageText = append(p.usageText, struct{ path, pref span }{p.text.intern(path), p.text.intern(pref)})
 }
 
 // usagePathOrRoot names the paths a rule's path pattern covers.
@@ -148,11 +154,9 @@ func usagePathOrRoot(path string) string {
 // (draft-ietf-aipref-vocab-08 §5.1, which attach-05 §3.1 cites as its
 // §7.1), so a lookup only copies the result.
 type usageIndex struct {
-	compiled []compiled // the patterns by rank: longest first
-	usages   []Usage    // the combined preference of each rank
-	classEnd []int32    // per rank, the first rank with a shorter pattern
-	byPrefix prefixIndex
-	floating floatIndex
+	m        *matcher // the patterns by rank: longest first
+	usages   []Usage  // the combined preference of each rank
+	classEnd []int32  // per rank, the first rank with a shorter pattern
 }
 
 // newUsageIndex compiles rules of one kind, or returns nil when there are
@@ -163,7 +167,8 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 	}
 	// One entry per pattern, in canonical form: "/a%62" and "/ab" are one.
 	type entry struct {
-		pat   Pattern
+		text  string
+		prio  int
 		rules []UsageRule
 		sts   []statement
 	}
@@ -177,7 +182,7 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 		key := canonical(text, false)
 		e := byPath[key]
 		if e == nil {
-			e = &entry{pat: CompilePattern(text)}
+			e = &entry{text: text, prio: len(key)}
 			byPath[key] = e
 			entries = append(entries, e)
 		}
@@ -185,27 +190,27 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 		e.sts = append(e.sts, r.statement())
 	}
 	slices.SortStableFunc(entries, func(a, b *entry) int {
-		if c := cmp.Compare(b.pat.priority, a.pat.priority); c != 0 {
+		if c := cmp.Compare(b.prio, a.prio); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.rules[0].Line, b.rules[0].Line)
 	})
-	x := &usageIndex{}
-	for _, e := range entries {
-		x.compiled = append(x.compiled, compiled{pat: e.pat, priority: e.pat.priority})
-		x.usages = append(x.usages, newUsage(e.sts, e.rules))
+	// The patterns are compiled into a text of the index's own.
+	var b textBuilder
+	pats := make([]cpat, len(entries))
+	x := &usageIndex{usages: make([]Usage, len(entries)), classEnd: make([]int32, len(entries))}
+	for i, e := range entries {
+		pats[i] = compilePattern(&b, e.text, b.add(e.text))
+		x.usages[i] = newUsage(e.sts, e.rules)
 	}
-	x.classEnd = make([]int32, len(entries))
 	for r := len(entries) - 1; r >= 0; r-- {
 		end := int32(r + 1)
-		if r+1 < len(entries) && x.compiled[r+1].priority == x.compiled[r].priority {
+		if r+1 < len(entries) && entries[r+1].prio == entries[r].prio {
 			end = x.classEnd[r+1]
 		}
 		x.classEnd[r] = end
 	}
-	var rest []int32
-	x.floating, rest = newFloatIndex(x.compiled)
-	x.byPrefix = newPrefixIndex(x.compiled, rest)
+	x.m = newMatcher(b.String(), pats)
 	return x
 }
 
@@ -214,10 +219,8 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 // rules as specific matched too, in which case the preference was built
 // for this lookup.
 func (x *usageIndex) lookup(path string) (u Usage, rank int32, tied bool) {
-	n := int32(len(x.compiled))
-	best := n
-	x.byPrefix.best(path, x.compiled, &best)
-	x.floating.best(path, x.compiled, &best)
+	n := int32(len(x.usages))
+	best := x.m.best(path)
 	if best == n {
 		return Usage{}, -1, false
 	}
@@ -230,8 +233,7 @@ func (x *usageIndex) lookup(path string) (u Usage, rank int32, tied bool) {
 	var tiedWith []Usage
 	for at := best; at+1 < end; {
 		next := end
-		x.byPrefix.bestAfter(path, x.compiled, at, &next)
-		x.floating.bestAfter(path, x.compiled, at, &next)
+		x.m.bestAfter(path, at, &next)
 		if next == end {
 			break
 		}

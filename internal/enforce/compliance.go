@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
@@ -102,10 +101,7 @@ func (d *Decider) assess(ev *Evidence, dec *Decision, req *Request, listed []str
 		ev.Compliance = ComplianceProtective
 		return
 	}
-	// A view of the path for rules' byte API, not a copy: a denial with
-	// its record costs 3 allocations (caddymodule's TestHandlerAllocs),
-	// and a copy would add one.
-	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
+	path := dec.Path
 	target, _ := splitTarget(req.Target) // as sent, origin-form
 	if strings.HasPrefix(target, "?") {
 		target = "/" + target // "http://host?q": an empty path reads as "/"
@@ -167,7 +163,7 @@ const VersionUnavailable = "unavailable"
 // allowsListed is allowsAsSent for an undeclared crawler, whose address
 // proves the tokens listed: any group one of them names that allows, or
 // else the "*" group, binding it as a crawler.
-func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path string) (rfc, google bool) {
 	if v.Robots == nil {
 		allowed := !v.DisallowAll || !d.policy.Wildcard.Binds(ClassCrawler)
 		return allowed, allowed
@@ -177,7 +173,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 		if g := v.Robots.Group(tok); g != nil {
 			named = true
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || googleAllows(v.groups, g, target, path)
+			google = google || googleAllows(v.groups, g, target)
 		}
 	}
 	if named {
@@ -187,7 +183,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 	if g == nil || !d.policy.Wildcard.Binds(ClassCrawler) {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
+	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target)
 }
 
 // allowsAsSent reports whether version v allows the request as sent, by
@@ -195,7 +191,7 @@ func (d *Decider) allowsListed(v *Snapshot, listed []string, target string, path
 // Google's (target, as sent), for a client with tokens toks, the "*"
 // group binding it or not: any named group that allows, or else the "*"
 // group.
-func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound bool, target string, path string) (rfc, google bool) {
 	if v.Robots == nil {
 		allowed := !v.DisallowAll || !bound
 		return allowed, allowed
@@ -204,7 +200,7 @@ func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound b
 		for i := 0; i < m.Len(); i++ {
 			g := m.Group(i)
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || googleAllows(v.groups, g, target, path)
+			google = google || googleAllows(v.groups, g, target)
 		}
 		return rfc, google
 	}
@@ -212,5 +208,5 @@ func (d *Decider) allowsAsSent(v *Snapshot, toks *Tokens, forged string, bound b
 	if g == nil || !bound {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target, path)
+	return g.DecideCanonical(path).Allowed, googleAllows(v.groups, g, target)
 }

@@ -103,7 +103,7 @@ func (jd *Judgement) ReadingPath() string {
 	}
 	for i := 0; i < jd.rd.Len(); i++ {
 		if b, kind := jd.rd.At(i); kind == jd.Reading {
-			return string(b)
+			return strings.Clone(b)
 		}
 	}
 	return strings.Clone(jd.Path)
