@@ -63,31 +63,40 @@ func restOf(text string, sep byte, anchored bool, first int) restKind {
 // newPrefixIndex files the patterns of m of the given ranks, which come in
 // rank order.
 func newPrefixIndex(m *matcher, ranks []int32) prefixIndex {
+	// The entries hold no pointer, so that sorting them moves no pointer
+	// the collector must be told of.
 	type entry struct {
-		head uint64
-		key  string
-		off  uint32
-		f    uint32 // as filed
+		head, next uint64 // the key's first sixteen octets, as head reads them
+		off, n     uint32 // the key in m.text
+		f          uint32 // as filed
 	}
 	entries := make([]entry, len(ranks))
 	for i, rank := range ranks {
 		text, sep, anchored := m.pattern(rank)
 		key := firstSegment(text, sep)
 		rest := restOf(text, sep, anchored, len(key))
-		entries[i] = entry{head: head(key), key: key, off: m.pats[rank].off, f: uint32(rank)<<2 | uint32(rest)}
+		e := entry{head: head(key), off: m.pats[rank].off, n: uint32(len(key)), f: uint32(rank)<<2 | uint32(rest)}
+		if len(key) > 8 {
+			e.next = head(key[8:])
+		}
+		entries[i] = e
 	}
+	keyOf := func(e *entry) string { return m.text[e.off : e.off+e.n] }
 	slices.SortFunc(entries, func(a, b entry) int {
 		if c := cmp.Compare(a.head, b.head); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.key, b.key); c != 0 {
+		if c := cmp.Compare(a.next, b.next); c != 0 {
+			return c
+		}
+		if c := strings.Compare(keyOf(&a), keyOf(&b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.f, b.f) // by rank
 	})
 	nkeys := 0
 	for i := range entries {
-		if i == 0 || entries[i].key != entries[i-1].key {
+		if i == 0 || keyOf(&entries[i]) != keyOf(&entries[i-1]) {
 			nkeys++
 		}
 	}
@@ -95,11 +104,12 @@ func newPrefixIndex(m *matcher, ranks []int32) prefixIndex {
 	var stack []int32
 	for i, e := range entries {
 		x.filed[i] = e.f
-		if i > 0 && e.key == entries[i-1].key {
+		key := keyOf(&e)
+		if i > 0 && key == keyOf(&entries[i-1]) {
 			x.keys[len(x.keys)-1].end++
 			continue
 		}
-		for len(stack) > 0 && !strings.HasPrefix(e.key, x.key(m.text, stack[len(stack)-1])) {
+		for len(stack) > 0 && !strings.HasPrefix(key, x.key(m.text, stack[len(stack)-1])) {
 			stack = stack[:len(stack)-1]
 		}
 		parent := int32(-1)
@@ -108,7 +118,7 @@ func newPrefixIndex(m *matcher, ranks []int32) prefixIndex {
 		}
 		stack = append(stack, int32(len(x.keys)))
 		x.heads = append(x.heads, e.head)
-		x.keys = append(x.keys, prefixKey{off: e.off, n: uint32(len(e.key)), parent: parent, end: uint32(i + 1)})
+		x.keys = append(x.keys, prefixKey{off: e.off, n: e.n, parent: parent, end: uint32(i + 1)})
 	}
 	return x
 }
