@@ -206,24 +206,38 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-// BenchmarkParse: parse throughput per corpus file, and temoto's for the
-// same file.
+// BenchmarkParse: parse throughput, everything a decision needs built,
+// per corpus file and for the whole corpus at once (file=corpus), and
+// temoto's for the same.
 func BenchmarkParse(b *testing.B) {
-	for _, f := range loadCorpus(b) {
-		b.Run("file="+f.name, func(b *testing.B) {
-			b.SetBytes(int64(len(f.body)))
+	run := func(name string, set []corpusFile) {
+		size := 0
+		for _, f := range set {
+			size += len(f.body)
+		}
+		b.Run("file="+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				Parse(f.body)
+				for _, f := range set {
+					Parse(f.body)
+				}
 			}
 		})
-		b.Run("temoto/file="+f.name, func(b *testing.B) {
-			b.SetBytes(int64(len(f.body)))
+		b.Run("temoto/file="+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				robotstxt.FromBytes(f.body)
+				for _, f := range set {
+					robotstxt.FromBytes(f.body)
+				}
 			}
 		})
+	}
+	files := loadCorpus(b)
+	run("corpus", files)
+	for _, f := range files {
+		run(f.name, []corpusFile{f})
 	}
 }
 

@@ -49,20 +49,24 @@ func indexPageDirectory(pattern string) (string, bool) {
 	return pattern[:slash+1], true
 }
 
-// compile builds the groups of p.r from its source groups.
-func (p *parser) compile() {
-	r := p.r
-	// Which source groups name each token, and which name "*".
-	var tokens []string // in lower case, in the order first named
-	var spelt []span    // each token as first written
-	byToken := map[string][]uint32{}
-	var global []uint32
+// A naming says which source groups name each product token, and which
+// name "*" (RFC 9309 §2.2.1: all groups naming a token combine).
+type naming struct {
+	tokens  []string            // in lower case, in the order first named
+	spelt   []span              // each token as first written
+	sources map[string][]uint32 // by token in lower case
+	global  []uint32
+}
+
+// naming reads the user-agent lines of r's source groups.
+func (r *Robots) naming() naming {
+	n := naming{sources: map[string][]uint32{}}
 	for si := range r.sources {
 		end, _, _ := r.sourceEnd(si)
 		for _, a := range r.agents[r.sources[si].agents:end] {
 			v := a.value.in(r.text)
 			if isGlobalAgent(v) {
-				global = appendOnce(global, uint32(si))
+				n.global = appendOnce(n.global, uint32(si))
 				continue
 			}
 			tok := ProductToken(v)
@@ -70,13 +74,20 @@ func (p *parser) compile() {
 				continue
 			}
 			k := toLowerASCII(tok)
-			if _, seen := byToken[k]; !seen {
-				tokens = append(tokens, k)
-				spelt = append(spelt, span{off: a.value.off, n: uint32(len(tok))})
+			if _, seen := n.sources[k]; !seen {
+				n.tokens = append(n.tokens, k)
+				n.spelt = append(n.spelt, span{off: a.value.off, n: uint32(len(tok))})
 			}
-			byToken[k] = appendOnce(byToken[k], uint32(si))
+			n.sources[k] = appendOnce(n.sources[k], uint32(si))
 		}
 	}
+	return n
+}
+
+// compile builds the groups of p.r from its source groups.
+func (p *parser) compile() {
+	r := p.r
+	names := r.naming()
 	// One Group for each kind and set of source groups: tokens named in
 	// the same groups share it, and a named group and the "*" group made
 	// of the same source groups share all but their kind.
@@ -95,13 +106,13 @@ func (p *parser) compile() {
 		plans = append(plans, groupPlan{kind, set})
 		return len(plans) - 1
 	}
-	plan := make([]int, len(tokens))
-	for i, k := range tokens {
-		plan[i] = planFor(NamedGroup, byToken[k])
+	plan := make([]int, len(names.tokens))
+	for i, k := range names.tokens {
+		plan[i] = planFor(NamedGroup, names.sources[k])
 	}
 	wildcard := -1
-	if len(global) > 0 {
-		wildcard = planFor(WildcardGroup, global)
+	if len(names.global) > 0 {
+		wildcard = planFor(WildcardGroup, names.global)
 	}
 	r.groups = make([]Group, len(plans))
 	p.ranks = make([]uint32, 0, len(r.rules)+len(r.rules)/8) // most rules are in one group; a few have a directory too
@@ -122,11 +133,11 @@ func (p *parser) compile() {
 	if wildcard >= 0 {
 		r.wildcard = &r.groups[wildcard]
 	}
-	named := make([]uint32, len(tokens))
-	for i := range tokens {
-		named[i] = uint32(plan[i])
+	named := make([]uint32, len(plan))
+	for i, pl := range plan {
+		named[i] = uint32(pl)
 	}
-	r.tokens = newTokenTable(r.text, spelt, named)
+	r.tokens = newTokenTable(r.text, names.spelt, named)
 }
 
 // setKey names a kind and set of source groups, for a map.

@@ -16,9 +16,9 @@ type Group struct {
 	// r.rules. A rule that allows a directory index page has a second
 	// rank, for the directory itself, marked rankDir.
 	ranks run
-	src   run       // locates in r.groupSrc the source groups combined, in file order
-	usage *usageSet // nil when the group has no Content-Usage or Content-Signal rule
-	fold  atomic.Pointer[Group]
+	src   run                   // locates in r.groupSrc the source groups combined, in file order
+	usage *usageSet             // nil when the group has no Content-Usage or Content-Signal rule
+	fold  atomic.Pointer[Group] // g folded, once built (see Folded)
 	line  uint32
 	kind  GroupKind
 }
@@ -26,7 +26,7 @@ type Group struct {
 // A run locates a group's entries in one of the file's flat tables.
 type run struct{ off, n uint32 }
 
-// of returns the entries of table that g locates.
+// of returns the entries of table that x locates.
 func (x run) of(table []uint32) []uint32 { return table[x.off : x.off+x.n] }
 
 // Line returns the line of the first user-agent line of the first group
