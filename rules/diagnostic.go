@@ -86,8 +86,10 @@ func (d Diagnostic) String() string {
 // A diagnostic is held as its code and what its message needs, a string
 // from the backing text and a number, and its message is written when
 // Diagnostics is called: most messages quote a key or a value the file
-// holds already. The messages of usage preference lines, which say more,
-// are written whole when the line is parsed.
+// holds already, and a line can have a diagnostic for each of its members
+// ("content-usage: a, b, c"), which a message written whole for each
+// would make many times larger than the line. The few messages that are
+// written whole, one a line at most, quote more.
 type diagRec struct {
 	line uint32
 	arg  span
@@ -115,18 +117,18 @@ const (
 	diagCrawlDelay
 	diagRecordOutside
 	diagUsageBetweenAgents
-	// The codes below have their messages written whole (see diagRec).
-	diagUsageOutsideGroup
-	diagUsageMalformed
-	diagUsageEmpty
 	diagUsageUnknownKey
 	diagUsageBadValue
-	diagSignalOutsideGroup
-	diagSignalEmpty
 	diagSignalMalformed
 	diagSignalUnknownKey
 	diagSignalBadValue
 	diagSignalRepeated
+	// The codes below have their messages written whole (see diagRec).
+	diagUsageOutsideGroup
+	diagUsageMalformed
+	diagUsageEmpty
+	diagSignalOutsideGroup
+	diagSignalEmpty
 	diagSignalUse
 )
 
@@ -184,6 +186,10 @@ func (r *Robots) message(d diagRec) string {
 		return fmt.Sprintf("user-agent after a usage preference line joins the group at line %d, as parsers that do not know the line read it "+
 			"(draft-ietf-aipref-attach-05 §3 would start a new group here): the preferences above apply to these agents too; "+
 			"put the group's user-agent lines together, before its rules", d.num)
+	case diagUsageUnknownKey, diagUsageBadValue:
+		return usageMessage(d.code, arg)
+	case diagSignalMalformed, diagSignalUnknownKey, diagSignalBadValue, diagSignalRepeated:
+		return signalMessage(d.code, arg)
 	}
 	return arg
 }

@@ -62,3 +62,22 @@ func TestHeldSize(t *testing.T) {
 		t.Errorf("a parsed file holds a median %.2f× its size, want at most %d×", median, maxHeldRatio)
 	}
 }
+
+// TestMaxParsedSize checks the bound on what ParseWith reads whatever
+// Options say, which keeps every offset of the compact form within 32
+// bits: the backing text holds at most four octets for each octet read
+// (a pattern's encoded octets, and what diagnostics quote, written with
+// %q), and more below maxParsedSize would overflow them.
+func TestMaxParsedSize(t *testing.T) {
+	for _, tt := range []struct{ in, want int }{
+		{0, DefaultMaxSize}, {-1, DefaultMaxSize}, {1000, 1000}, {16 << 20, 16 << 20},
+		{maxParsedSize, maxParsedSize}, {maxParsedSize + 1, maxParsedSize}, {1 << 40, maxParsedSize},
+	} {
+		if got := (Options{MaxSize: tt.in}).maxSize(); got != tt.want {
+			t.Errorf("Options{MaxSize: %d}.maxSize() = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	if 4*maxParsedSize >= 1<<32 {
+		t.Errorf("maxParsedSize %d: four times it does not fit the compact form's 32-bit offsets", maxParsedSize)
+	}
+}

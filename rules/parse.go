@@ -25,6 +25,14 @@ type Options struct {
 	MaxSize int
 }
 
+// maxSize returns the number of octets read from a body.
+func (o Options) maxSize() int {
+	if o.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return min(o.MaxSize, maxParsedSize)
+}
+
 // Parse parses a robots.txt body with default options. It never fails as a
 // whole (RFC 9309 §2.3.1.5): what it cannot use is skipped and reported in
 // Diagnostics.
@@ -34,11 +42,7 @@ func Parse(body []byte) *Robots {
 
 // ParseWith parses a robots.txt body with the given options.
 func ParseWith(body []byte, opts Options) *Robots {
-	maxSize := opts.MaxSize
-	if maxSize <= 0 {
-		maxSize = DefaultMaxSize
-	}
-	maxSize = min(maxSize, maxParsedSize)
+	maxSize := opts.maxSize()
 	p := &parser{r: &Robots{size: len(body)}, open: -1}
 	text := string(body[:min(len(body), maxSize)])
 	if len(body) > maxSize {

@@ -27,7 +27,10 @@ package rules
 // that starts with "/" cannot be a list of signals, so a file without paths
 // reads the same either way.
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The keys of a Content-Signal line (contentsignals.org). Keys and values
 // are read ignoring ASCII case.
@@ -123,6 +126,35 @@ func isSignalKey(k string) bool {
 	return true
 }
 
+// signalMessage writes the message of a diagnostic of a member of a
+// Content-Signal line: arg is the member ("key=value") or, for an unknown
+// or repeated key, the key.
+func signalMessage(code diagCode, arg string) string {
+	switch code {
+	case diagSignalMalformed:
+		hint := ""
+		if arg[0] == '*' || arg[0] == '/' {
+			hint = `; a path comes first and starts with "/"`
+		}
+		return fmt.Sprintf("signal %q is not key=value: ignored%s", arg, hint)
+	case diagSignalUnknownKey:
+		return fmt.Sprintf("signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
+			arg, signalSearch, signalAIInput, signalAITrain, signalUse)
+	case diagSignalRepeated:
+		return fmt.Sprintf("%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", arg)
+	}
+	k, val, _ := strings.Cut(arg, "=")
+	k, val = trimSpace(k), trimSpace(val)
+	if equalFoldASCII(k, signalUse) {
+		return fmt.Sprintf("use takes immediate, reference or full: %q is ignored", val)
+	}
+	hint := ""
+	if equalFoldASCII(val, "y") || equalFoldASCII(val, "n") {
+		hint = " (y and n are Content-Usage's values)"
+	}
+	return fmt.Sprintf("%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
+}
+
 // contentSignal handles a Content-Signal line. It belongs to the open
 // group and, as a Content-Usage line, does not end its run of user-agent
 // lines (see contentUsage).
@@ -136,31 +168,16 @@ func (p *parser) contentSignal(num int, v string) {
 	path, signals := splitUsageValue(v)
 	sl := parseSignals(signals)
 	for _, m := range sl.malformed {
-		hint := ""
-		if m[0] == '*' || m[0] == '/' {
-			hint = `; a path comes first and starts with "/"`
-		}
-		p.diagf(num, Warning, diagSignalMalformed, "signal %q is not key=value: ignored%s", m, hint)
+		p.diag(num, Warning, diagSignalMalformed, p.text.intern(m), 0)
 	}
 	for _, k := range sl.unknownKeys {
-		p.diagf(num, Warning, diagSignalUnknownKey, "signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
-			k, signalSearch, signalAIInput, signalAITrain, signalUse)
+		p.diag(num, Warning, diagSignalUnknownKey, p.text.intern(k), 0)
 	}
 	for _, m := range sl.badValues {
-		k, val, _ := strings.Cut(m, "=")
-		k, val = trimSpace(k), trimSpace(val)
-		if equalFoldASCII(k, signalUse) {
-			p.diagf(num, Warning, diagSignalBadValue, "use takes immediate, reference or full: %q is ignored", val)
-			continue
-		}
-		hint := ""
-		if equalFoldASCII(val, "y") || equalFoldASCII(val, "n") {
-			hint = " (y and n are Content-Usage's values)"
-		}
-		p.diagf(num, Warning, diagSignalBadValue, "%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
+		p.diag(num, Warning, diagSignalBadValue, p.text.intern(m), 0)
 	}
 	for _, k := range sl.repeated {
-		p.diagf(num, Warning, diagSignalRepeated, "%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", k)
+		p.diag(num, Warning, diagSignalRepeated, p.text.intern(k), 0)
 	}
 	if sl.use != "" {
 		p.diagf(num, Info, diagSignalUse, "use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+

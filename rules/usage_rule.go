@@ -7,6 +7,7 @@ package rules
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,13 +122,22 @@ func (p *parser) contentUsage(num int, v string) {
 			pref, st.err, usagePathOrRoot(path), hint)
 	}
 	for _, k := range st.unknownKeys {
-		p.diagf(num, Warning, diagUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
-			k, LabelTrainAI, LabelAIUse, LabelSearch)
+		p.diag(num, Warning, diagUsageUnknownKey, p.text.intern(k), 0)
 	}
 	for _, k := range st.badValues {
-		p.diagf(num, Warning, diagUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
+		p.diag(num, Warning, diagUsageBadValue, p.text.intern(k), 0)
 	}
 	p.usageRule(UsageRule{Kind: ContentUsage, TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num}, path, pref)
+}
+
+// usageMessage writes the message of a diagnostic of a member of a
+// Content-Usage line, whose key is k.
+func usageMessage(code diagCode, k string) string {
+	if code == diagUsageUnknownKey {
+		return fmt.Sprintf("usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
+			k, LabelTrainAI, LabelAIUse, LabelSearch)
+	}
+	return fmt.Sprintf("%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
 }
 
 // usageRule adds a Content-Usage or Content-Signal rule to the open group,
