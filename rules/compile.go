@@ -211,7 +211,7 @@ func (p *parser) build(g *Group, set []uint32, usagePairs *int) {
 	}
 	rules := make([]uint32, 0, n)    // in file order
 	keys := make([]uint64, 0, n+n/8) // a rankKey for each rule and directory, seq telling which
-	var usage []UsageRule
+	var usage []UsageRule            // made for the index, not kept
 	for _, si := range set {
 		_, rulesEnd, usageEnd := r.sourceEnd(int(si))
 		for ri := r.sources[si].rules; ri < rulesEnd; ri++ {
@@ -224,7 +224,7 @@ func (p *parser) build(g *Group, set []uint32, usagePairs *int) {
 				keys = append(keys, rankKey(f.dirPrio, true, seq|1))
 			}
 		}
-		usage = append(usage, r.usage[r.sources[si].usage:usageEnd]...)
+		usage = append(usage, r.usageRules(r.sources[si].usage, usageEnd)...)
 	}
 	sortRanks(keys)
 	g.ranks = run{off: uint32(len(p.ranks)), n: uint32(len(keys))}

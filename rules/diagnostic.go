@@ -84,12 +84,12 @@ func (d Diagnostic) String() string {
 }
 
 // A diagnostic is held as its code and what its message needs, a string
-// from the backing text and a number, and its message is written when
+// from the backing text and a number (for a usage preference line, its
+// rule's place in Robots.usage), and its message is written when
 // Diagnostics is called: most messages quote a key or a value the file
 // holds already, and a line can have a diagnostic for each of its members
 // ("content-usage: a, b, c"), which a message written whole for each
-// would make many times larger than the line. The few messages that are
-// written whole, one a line at most, quote more.
+// would make many times larger than the line.
 type diagRec struct {
 	line uint32
 	arg  span
@@ -123,7 +123,6 @@ const (
 	diagSignalUnknownKey
 	diagSignalBadValue
 	diagSignalRepeated
-	// The codes below have their messages written whole (see diagRec).
 	diagUsageOutsideGroup
 	diagUsageMalformed
 	diagUsageEmpty
@@ -186,10 +185,18 @@ func (r *Robots) message(d diagRec) string {
 		return fmt.Sprintf("user-agent after a usage preference line joins the group at line %d, as parsers that do not know the line read it "+
 			"(draft-ietf-aipref-attach-05 §3 would start a new group here): the preferences above apply to these agents too; "+
 			"put the group's user-agent lines together, before its rules", d.num)
-	case diagUsageUnknownKey, diagUsageBadValue:
-		return usageMessage(d.code, arg)
-	case diagSignalMalformed, diagSignalUnknownKey, diagSignalBadValue, diagSignalRepeated:
-		return signalMessage(d.code, arg)
+	case diagUsageOutsideGroup, diagUsageEmpty, diagUsageMalformed, diagUsageUnknownKey, diagUsageBadValue:
+		return usageMessage(d.code, arg, r.usageRuleAt(d))
 	}
-	return arg
+	return signalMessage(d.code, arg, r.usageRuleAt(d))
+}
+
+// usageRuleAt returns the usage rule a diagnostic of a whole usage
+// preference line is about.
+func (r *Robots) usageRuleAt(d diagRec) UsageRule {
+	switch d.code {
+	case diagUsageEmpty, diagUsageMalformed, diagSignalEmpty, diagSignalUse:
+		return r.usageRules(d.num, d.num+1)[0]
+	}
+	return UsageRule{}
 }

@@ -65,9 +65,9 @@ func TestHeldSize(t *testing.T) {
 
 // TestMaxParsedSize checks the bound on what ParseWith reads whatever
 // Options say, which keeps every offset of the compact form within 32
-// bits: the backing text holds less than ten octets for each octet read
-// (four for a pattern's encoded octets; 8.5 for the worst lines found,
-// "content-usage:(", whose diagnostic is written whole).
+// bits: the backing text holds at most four octets for each octet read (a
+// pattern as written, and again in matching form, three octets for each
+// octet it encodes; anything else once at most).
 func TestMaxParsedSize(t *testing.T) {
 	for _, tt := range []struct{ in, want int }{
 		{0, DefaultMaxSize}, {-1, DefaultMaxSize}, {1000, 1000}, {16 << 20, 16 << 20},
@@ -77,7 +77,7 @@ func TestMaxParsedSize(t *testing.T) {
 			t.Errorf("Options{MaxSize: %d}.maxSize() = %d, want %d", tt.in, got, tt.want)
 		}
 	}
-	if 10*maxParsedSize >= 1<<32 {
-		t.Errorf("maxParsedSize %d: ten times it does not fit the compact form's 32-bit offsets", maxParsedSize)
+	if 4*maxParsedSize >= 1<<32 {
+		t.Errorf("maxParsedSize %d: four times it does not fit the compact form's 32-bit offsets", maxParsedSize)
 	}
 }

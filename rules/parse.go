@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,13 +70,12 @@ type parser struct {
 	// open group's run of user-agent lines, which it does not end.
 	prefSeen bool
 
-	patIndex  map[string]uint32           // the distinct patterns, by index in forms
-	forms     []patForm                   // of each distinct pattern
-	ruleForm  []uint32                    // of each rule, its pattern's index in forms
-	usageText []struct{ path, pref span } // of each usage rule, until the text is written
-	matchers  map[string]*matcher         // see matcherFor
-	ranks     []uint32                    // Robots.ranks, growing
-	groupSrc  []uint32                    // Robots.groupSrc, growing
+	patIndex map[string]uint32   // the distinct patterns, by index in forms
+	forms    []patForm           // of each distinct pattern
+	ruleForm []uint32            // of each rule, its pattern's index in forms
+	matchers map[string]*matcher // see matcherFor
+	ranks    []uint32            // Robots.ranks, growing
+	groupSrc []uint32            // Robots.groupSrc, growing
 }
 
 // reserve sizes what parsing text builds for as many rules as it has lines,
@@ -98,9 +96,6 @@ func (p *parser) reserve(text string) {
 func (p *parser) finish() {
 	r := p.r
 	r.text = p.text.String()
-	for i, at := range p.usageText {
-		r.usage[i].Path, r.usage[i].Preference = at.path.in(r.text), at.pref.in(r.text)
-	}
 	// The tables grew by appending: they are kept at their size.
 	r.sources, r.agents, r.rules = slices.Clone(r.sources), slices.Clone(r.agents), slices.Clone(r.rules)
 	r.usage, r.records, r.diags, r.delays = slices.Clone(r.usage), slices.Clone(r.records), slices.Clone(r.diags), slices.Clone(r.delays)
@@ -110,11 +105,6 @@ func (p *parser) finish() {
 // diag reports a line whose message quotes arg, or says num.
 func (p *parser) diag(num int, sev Severity, code diagCode, arg span, n uint32) {
 	p.r.diags = append(p.r.diags, diagRec{line: uint32(num), arg: arg, num: n, code: code, sev: sev})
-}
-
-// diagf reports a line with its message written now.
-func (p *parser) diagf(num int, sev Severity, code diagCode, format string, args ...any) {
-	p.diag(num, sev, code, p.text.add(fmt.Sprintf(format, args...)), 0)
 }
 
 // cutAtLimit drops content past maxSize octets and the line the limit cuts.

@@ -21,7 +21,7 @@ type Robots struct {
 	delays  []delayRec
 	agents  []agentRec
 	rules   []ruleRec
-	usage   []UsageRule // Content-Usage and Content-Signal rules
+	usage   []usageRec // Content-Usage and Content-Signal rules
 	records []recordRec
 	diags   []diagRec
 

@@ -126,11 +126,18 @@ func isSignalKey(k string) bool {
 	return true
 }
 
-// signalMessage writes the message of a diagnostic of a member of a
-// Content-Signal line: arg is the member ("key=value") or, for an unknown
-// or repeated key, the key.
-func signalMessage(code diagCode, arg string) string {
+// signalMessage writes the message of a diagnostic of a Content-Signal
+// line: arg is a member ("key=value") or, for an unknown or repeated key,
+// the key, or u the line's rule.
+func signalMessage(code diagCode, arg string, u UsageRule) string {
 	switch code {
+	case diagSignalOutsideGroup:
+		return `content-signal before any user-agent line: applies to no group (contentsignals.org puts it in a group, such as "User-agent: *")`
+	case diagSignalEmpty:
+		return fmt.Sprintf("content-signal states no signal: every category is unknown under %s", usagePathOrRoot(u.Path))
+	case diagSignalUse:
+		return fmt.Sprintf("use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
+			"not carried into Content-Usage", parseSignals(u.Preference).use)
 	case diagSignalMalformed:
 		hint := ""
 		if arg[0] == '*' || arg[0] == '/' {
@@ -160,8 +167,7 @@ func signalMessage(code diagCode, arg string) string {
 // lines (see contentUsage).
 func (p *parser) contentSignal(num int, v string) {
 	if p.open < 0 {
-		p.diagf(num, Error, diagSignalOutsideGroup,
-			`content-signal before any user-agent line: applies to no group (contentsignals.org puts it in a group, such as "User-agent: *")`)
+		p.diag(num, Error, diagSignalOutsideGroup, span{}, 0)
 		return
 	}
 	p.prefSeen = true
@@ -179,14 +185,14 @@ func (p *parser) contentSignal(num int, v string) {
 	for _, k := range sl.repeated {
 		p.diag(num, Warning, diagSignalRepeated, p.text.intern(k), 0)
 	}
+	rule := uint32(len(p.r.usage)) // the rule this line adds, which the messages below read again
 	if sl.use != "" {
-		p.diagf(num, Info, diagSignalUse, "use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
-			"not carried into Content-Usage", sl.use)
+		p.diag(num, Info, diagSignalUse, span{}, rule)
 	}
 	st := sl.st
 	if st.trainAI == PreferenceUnknown && st.aiUse == PreferenceUnknown && st.search == PreferenceUnknown && sl.use == "" &&
 		len(sl.malformed)+len(sl.unknownKeys)+len(sl.badValues) == 0 {
-		p.diagf(num, Warning, diagSignalEmpty, "content-signal states no signal: every category is unknown under %s", usagePathOrRoot(path))
+		p.diag(num, Warning, diagSignalEmpty, span{}, rule)
 	}
-	p.usageRule(UsageRule{Kind: ContentSignal, TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num}, path, signals)
+	p.usageRule(num, ContentSignal, path, signals, st)
 }

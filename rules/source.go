@@ -138,9 +138,7 @@ func (r *Robots) sourceGroup(i int) SourceGroup {
 	for ri := src.rules; ri < rulesEnd; ri++ {
 		sg.Rules = append(sg.Rules, r.rule(ri, sg.Line))
 	}
-	if src.usage < usageEnd {
-		sg.Usage = append([]UsageRule(nil), r.usage[src.usage:usageEnd]...)
-	}
+	sg.Usage = r.usageRules(src.usage, usageEnd)
 	return sg
 }
 

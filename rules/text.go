@@ -17,9 +17,9 @@ type span struct {
 func (s span) in(text string) string { return text[s.off : s.off+s.n] }
 
 // maxParsedSize bounds Options.MaxSize, so that every offset into the
-// backing text fits 32 bits: the text holds at most the octets kept from
-// the body, three for each octet a pattern's canonical form encodes, and
-// the quoted values of diagnostics.
+// backing text fits 32 bits: the text holds at most four octets for each
+// octet read (a pattern as written, and again in matching form, three
+// octets for each octet it encodes; anything else once at most).
 const maxParsedSize = 256 << 20
 
 // A textBuilder writes the backing text while a file is parsed.

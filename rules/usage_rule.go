@@ -104,22 +104,18 @@ func splitUsageValue(v string) (path, pref string) {
 // docs/rfc9309.md).
 func (p *parser) contentUsage(num int, v string) {
 	if p.open < 0 {
-		p.diagf(num, Error, diagUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
+		p.diag(num, Error, diagUsageOutsideGroup, span{}, 0)
 		return
 	}
 	p.prefSeen = true
 	path, pref := splitUsageValue(v)
 	st := parseStatement(pref)
+	rule := uint32(len(p.r.usage)) // the rule this line adds, which the messages below read again
 	switch {
 	case pref == "":
-		p.diagf(num, Warning, diagUsageEmpty, "content-usage states no preference: every category is unknown under %s", usagePathOrRoot(path))
+		p.diag(num, Warning, diagUsageEmpty, span{}, rule)
 	case st.err != nil:
-		hint := ""
-		if pref[0] == '*' {
-			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
-		}
-		p.diagf(num, Error, diagUsageMalformed, "usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
-			pref, st.err, usagePathOrRoot(path), hint)
+		p.diag(num, Error, diagUsageMalformed, span{}, rule)
 	}
 	for _, k := range st.unknownKeys {
 		p.diag(num, Warning, diagUsageUnknownKey, p.text.intern(k), 0)
@@ -127,25 +123,56 @@ func (p *parser) contentUsage(num int, v string) {
 	for _, k := range st.badValues {
 		p.diag(num, Warning, diagUsageBadValue, p.text.intern(k), 0)
 	}
-	p.usageRule(UsageRule{Kind: ContentUsage, TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num}, path, pref)
+	p.usageRule(num, ContentUsage, path, pref, st)
 }
 
-// usageMessage writes the message of a diagnostic of a member of a
-// Content-Usage line, whose key is k.
-func usageMessage(code diagCode, k string) string {
-	if code == diagUsageUnknownKey {
+// usageMessage writes the message of a diagnostic of a Content-Usage
+// line: arg is the key of a member, or u the line's rule.
+func usageMessage(code diagCode, arg string, u UsageRule) string {
+	switch code {
+	case diagUsageOutsideGroup:
+		return "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)"
+	case diagUsageEmpty:
+		return fmt.Sprintf("content-usage states no preference: every category is unknown under %s", usagePathOrRoot(u.Path))
+	case diagUsageMalformed:
+		hint := ""
+		if u.Preference[0] == '*' {
+			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
+		}
+		return fmt.Sprintf("usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
+			u.Preference, parseStatement(u.Preference).err, usagePathOrRoot(u.Path), hint)
+	case diagUsageUnknownKey:
 		return fmt.Sprintf("usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
-			k, LabelTrainAI, LabelAIUse, LabelSearch)
+			arg, LabelTrainAI, LabelAIUse, LabelSearch)
 	}
-	return fmt.Sprintf("%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
+	return fmt.Sprintf("%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", arg)
 }
 
-// usageRule adds a Content-Usage or Content-Signal rule to the open group,
-// its path and preference written into the backing text.
-func (p *parser) usageRule(u UsageRule, path, pref string) {
-	u.GroupLine = int(p.r.sources[p.open].line)
-	p.r.usage = append(p.r.usage, u)
-	p.usageText = append(p.usageText, struct{ path, pref span }{p.text.intern(path), p.text.intern(pref)})
+// usageRec is a Content-Usage or Content-Signal rule in the compact form.
+type usageRec struct {
+	line, group            uint32 // group: its source group
+	path, pref             span
+	kind                   UsageKind
+	trainAI, aiUse, search Preference
+}
+
+// usageRule adds a Content-Usage or Content-Signal rule to the open group.
+func (p *parser) usageRule(num int, kind UsageKind, path, pref string, st statement) {
+	p.r.usage = append(p.r.usage, usageRec{line: uint32(num), group: uint32(p.open), path: p.text.intern(path), pref: p.text.intern(pref),
+		kind: kind, trainAI: st.trainAI, aiUse: st.aiUse, search: st.search})
+}
+
+// usageRules makes the usage rules of r between from and to.
+func (r *Robots) usageRules(from, to uint32) []UsageRule {
+	if from == to {
+		return nil
+	}
+	out := make([]UsageRule, 0, to-from)
+	for _, u := range r.usage[from:to] {
+		out = append(out, UsageRule{Kind: u.kind, Path: u.path.in(r.text), Preference: u.pref.in(r.text),
+			TrainAI: u.trainAI, AIUse: u.aiUse, Search: u.search, Line: int(u.line), GroupLine: int(r.sources[u.group].line)})
+	}
+	return out
 }
 
 // usagePathOrRoot names the paths a rule's path pattern covers.

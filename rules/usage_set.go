@@ -94,7 +94,7 @@ func (g *Group) UsageRules() []UsageRule {
 	var out []UsageRule
 	for _, si := range g.src.of(g.r.groupSrc) {
 		_, _, end := g.r.sourceEnd(int(si))
-		out = append(out, g.r.usage[g.r.sources[si].usage:end]...)
+		out = append(out, g.r.usageRules(g.r.sources[si].usage, end)...)
 	}
 	return out
 }
