@@ -53,8 +53,9 @@ type restKind8 uint8
 // keyFilterBits is the size of a floatIndex's filter: 512 octets, few
 // enough to keep per group, enough that a group's few dozen keys leave most
 // bits unmarked. (A filter sized to the keys, read with a shift and a
-// bound that vary, made the floating index a tenth slower on dell.com's
-// file: BenchmarkDecide, interleaved.)
+// bound that vary, and a bitset of first octets for starts, made the
+// floating index a sixth slower on dell.com's file: its part of
+// BenchmarkDecide's decisions, interleaved.)
 const keyFilterBits = 1 << 12
 
 // keyLen is the length of a key. Four octets tell most patterns apart
