@@ -37,3 +37,30 @@ func TestFolded(t *testing.T) {
 		t.Error("Folded built twice")
 	}
 }
+
+// TestFoldedConcurrent checks that callers racing to build a group's
+// folded twin all get the one that is kept, and can decide with it.
+func TestFoldedConcurrent(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /Private/\n"))
+	g := r.Wildcard()
+	const n = 8
+	got := make(chan *Group, n)
+	for range n {
+		go func() {
+			f := g.Folded()
+			if f.DecideCanonical("/private/x").Allowed {
+				t.Error("Folded().DecideCanonical(/private/x) allowed, want denied")
+			}
+			got <- f
+		}()
+	}
+	first := <-got
+	for range n - 1 {
+		if f := <-got; f != first {
+			t.Fatal("Folded returned two different groups to callers that raced")
+		}
+	}
+	if g.Folded() != first {
+		t.Error("Folded returned another group after the race")
+	}
+}
