@@ -2,9 +2,11 @@ package rules
 
 import "strings"
 
-// RFC 9309 §2.2.2 and §2.2.3: a path pattern, compiled for matching.
+// A Pattern is a rule's path pattern compiled for matching (RFC 9309
+// §2.2.2 and §2.2.3). It is exported for tools that reason about rules,
+// such as a linter, so that they read patterns exactly as the matcher does.
 //
-// A pattern is split at each "*" wildcard into literal segments, in
+// The pattern text is split at each "*" wildcard into literal segments, in
 // matching form (see encoding.go). The first segment must start the path;
 // every later segment must follow the previous one, anywhere after it. A
 // "$" is special only as the last character of the pattern (as in Google's
@@ -17,7 +19,15 @@ import "strings"
 // segment can only gain room from an earlier segment placed further left.
 // Matching is therefore linear in the length of the path, with no
 // backtracking, whatever the number of wildcards.
-//
+type Pattern struct {
+	text     string // the compiled text
+	sep      byte   // its separator: '*' or wildSep
+	anchored bool
+	// priority is the octet length of the normalised pattern, "*" and "$"
+	// included: the longest match wins (RFC 9309 §2.2.2).
+	priority int
+}
+
 // A compiled pattern is one string: the segments with a separator between
 // them, and an anchored flag. Most patterns are written in matching form
 // already; the pattern as written, less its "$" and any trailing "*", is
@@ -28,18 +38,6 @@ import "strings"
 
 // wildSep separates the segments of a pattern written anew.
 const wildSep = 0xFF
-
-// A Pattern is a rule's path pattern compiled for matching. It is exported
-// for tools that reason about rules, such as a linter, so that they read
-// patterns exactly as the matcher does.
-type Pattern struct {
-	text     string // the compiled text
-	sep      byte   // its separator: '*' or wildSep
-	anchored bool
-	// priority is the octet length of the normalised pattern, "*" and "$"
-	// included: the longest match wins (RFC 9309 §2.2.2).
-	priority int
-}
 
 // CompilePattern compiles a pattern as written in robots.txt.
 func CompilePattern(text string) Pattern {
