@@ -38,9 +38,6 @@ func heldBytes(body []byte) (held, allocated float64) {
 // of the files in ../testdata/robots, at most maxHeldRatio times the
 // file's size. Run with -v, it prints each file's figures.
 func TestHeldSize(t *testing.T) {
-	if testing.CoverMode() != "" {
-		t.Skip("coverage counters change what is allocated")
-	}
 	var ratios []float64
 	worst, worstName := 0.0, ""
 	for _, f := range loadCorpus(t) {
