@@ -54,20 +54,22 @@ func TestAgentTableWraps(t *testing.T) {
 			tokens = append(tokens, tok)
 		}
 	}
-	a, b := &Group{line: 1}, &Group{line: 2}
-	table := newAgentTable(map[string]*Group{tokens[0]: a, tokens[1]: b})
+	text := tokens[0] + tokens[1]
+	spans := []span{{0, uint32(len(tokens[0]))}, {uint32(len(tokens[0])), uint32(len(tokens[1]))}}
+	r := &Robots{text: text, tokens: newTokenTable(text, spans, []uint32{7, 9})}
+	table := r.tokens
 	if len(table.slots) != 4 {
 		t.Fatalf("table of 2 tokens has %d slots, want 4", len(table.slots))
 	}
-	if table.slots[0].group == nil {
+	if table.slots[0] == 0 {
 		t.Fatalf("tokens %q: none sits in the first slot, the test does not reach the wrap", tokens)
 	}
 	for _, tt := range []struct {
 		agent string
-		want  *Group
-	}{{tokens[0], a}, {strings.ToUpper(tokens[1]), b}, {"bot", nil}} {
-		if got := table.lookup(tt.agent); got != tt.want {
-			t.Errorf("lookup(%q) = %p, want %p", tt.agent, got, tt.want)
+		want  int
+	}{{tokens[0], 7}, {strings.ToUpper(tokens[1]), 9}, {"bot", -1}} {
+		if got := r.named(tt.agent); got != tt.want {
+			t.Errorf("named(%q) = %d, want %d", tt.agent, got, tt.want)
 		}
 	}
 }

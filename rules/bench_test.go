@@ -40,6 +40,12 @@ func loadCorpus(tb testing.TB) []corpusFile {
 	return out
 }
 
+// canonicalTargetString returns the part of target rules are matched
+// against, as Decide reads it, in canonical form.
+func canonicalTargetString(target string) string {
+	return string(appendCanonicalTarget(nil, target))
+}
+
 // concretePath turns a rule's pattern into a path it matches.
 func concretePath(pattern string) string {
 	p := strings.TrimSuffix(pattern, "$")
@@ -200,24 +206,38 @@ func BenchmarkPathological(b *testing.B) {
 	}
 }
 
-// BenchmarkParse: parse throughput per corpus file, and temoto's for the
-// same file.
+// BenchmarkParse: parse throughput, everything a decision needs built,
+// per corpus file and for the whole corpus at once (file=corpus), and
+// temoto's for the same.
 func BenchmarkParse(b *testing.B) {
-	for _, f := range loadCorpus(b) {
-		b.Run("file="+f.name, func(b *testing.B) {
-			b.SetBytes(int64(len(f.body)))
+	run := func(name string, set []corpusFile) {
+		size := 0
+		for _, f := range set {
+			size += len(f.body)
+		}
+		b.Run("file="+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				Parse(f.body)
+				for _, f := range set {
+					Parse(f.body)
+				}
 			}
 		})
-		b.Run("temoto/file="+f.name, func(b *testing.B) {
-			b.SetBytes(int64(len(f.body)))
+		b.Run("temoto/file="+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				robotstxt.FromBytes(f.body)
+				for _, f := range set {
+					robotstxt.FromBytes(f.body)
+				}
 			}
 		})
+	}
+	files := loadCorpus(b)
+	run("corpus", files)
+	for _, f := range files {
+		run(f.name, []corpusFile{f})
 	}
 }
 
@@ -229,9 +249,9 @@ func BenchmarkDecideCanonical(b *testing.B) {
 	for _, f := range loadCorpus(b) {
 		r := Parse(f.body)
 		agents, paths := corpusMix(r)
-		groups, canon := make([]*Group, len(agents)), make([][]byte, len(paths))
+		groups, canon := make([]*Group, len(agents)), make([]string, len(paths))
 		for i := range agents {
-			groups[i], canon[i] = r.GroupFor(agents[i]), AppendCanonicalTarget(nil, paths[i])
+			groups[i], canon[i] = r.GroupFor(agents[i]), canonicalTargetString(paths[i])
 		}
 		b.Run("file="+f.name, func(b *testing.B) {
 			b.ReportAllocs()

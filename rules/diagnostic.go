@@ -82,3 +82,121 @@ type Diagnostic struct {
 func (d Diagnostic) String() string {
 	return fmt.Sprintf("line %d: %s: %s", d.Line, d.Severity, d.Message)
 }
+
+// A diagnostic is held as its code and what its message needs, a string
+// from the backing text and a number (for a usage preference line, its
+// rule's place in Robots.usage), and its message is written when
+// Diagnostics is called: most messages quote a key or a value the file
+// holds already, and a line can have a diagnostic for each of its members
+// ("content-usage: a, b, c"), which a message written whole for each
+// would make many times larger than the line.
+type diagRec struct {
+	line uint32
+	arg  span
+	num  uint32
+	code diagCode
+	sev  Severity
+}
+
+// diagCode numbers the Code constants, for diagRec.
+type diagCode uint8
+
+const (
+	diagBOM diagCode = iota
+	diagInvalidUTF8
+	diagLineTooLong
+	diagSizeLimit
+	diagInvalidLine
+	diagMissingColon
+	diagKeyTypo
+	diagUnknownKey
+	diagRuleOutsideGroup
+	diagPatternStart
+	diagAgentToken
+	diagAgentInvalid
+	diagCrawlDelay
+	diagRecordOutside
+	diagUsageBetweenAgents
+	diagUsageUnknownKey
+	diagUsageBadValue
+	diagSignalMalformed
+	diagSignalUnknownKey
+	diagSignalBadValue
+	diagSignalRepeated
+	diagUsageOutsideGroup
+	diagUsageMalformed
+	diagUsageEmpty
+	diagSignalOutsideGroup
+	diagSignalEmpty
+	diagSignalUse
+)
+
+var diagCodes = [...]string{
+	diagBOM: CodeBOM, diagInvalidUTF8: CodeInvalidUTF8, diagLineTooLong: CodeLineTooLong, diagSizeLimit: CodeSizeLimit,
+	diagInvalidLine: CodeInvalidLine, diagMissingColon: CodeMissingColon, diagKeyTypo: CodeKeyTypo,
+	diagUnknownKey: CodeUnknownKey, diagRuleOutsideGroup: CodeRuleOutsideGroup, diagPatternStart: CodePatternStart,
+	diagAgentToken: CodeAgentToken, diagAgentInvalid: CodeAgentInvalid, diagCrawlDelay: CodeCrawlDelay,
+	diagRecordOutside: CodeRecordOutside, diagUsageBetweenAgents: CodeUsageBetweenAgents,
+	diagUsageOutsideGroup: CodeUsageOutsideGroup, diagUsageMalformed: CodeUsageMalformed, diagUsageEmpty: CodeUsageEmpty,
+	diagUsageUnknownKey: CodeUsageUnknownKey, diagUsageBadValue: CodeUsageBadValue,
+	diagSignalOutsideGroup: CodeSignalOutsideGroup, diagSignalEmpty: CodeSignalEmpty, diagSignalMalformed: CodeSignalMalformed,
+	diagSignalUnknownKey: CodeSignalUnknownKey, diagSignalBadValue: CodeSignalBadValue, diagSignalRepeated: CodeSignalRepeated,
+	diagSignalUse: CodeSignalUse,
+}
+
+// diagnostic makes the Diagnostic d holds.
+func (r *Robots) diagnostic(d diagRec) Diagnostic {
+	return Diagnostic{Line: int(d.line), Severity: d.sev, Code: diagCodes[d.code], Message: r.message(d)}
+}
+
+// message writes the message of d.
+func (r *Robots) message(d diagRec) string {
+	arg := d.arg.in(r.text)
+	switch d.code {
+	case diagBOM:
+		return fmt.Sprintf("byte order mark skipped (%d octets)", d.num)
+	case diagInvalidUTF8:
+		return "line is not valid UTF-8"
+	case diagLineTooLong:
+		return fmt.Sprintf("line longer than %d octets: the rest is ignored", MaxLineLength)
+	case diagSizeLimit:
+		return fmt.Sprintf("content past %d octets dropped (%d octets in all), from this line on", d.num, r.size)
+	case diagInvalidLine:
+		return "no \"key: value\" record on this line: ignored"
+	case diagMissingColon:
+		return fmt.Sprintf("no colon after %q: white space read as the separator", arg)
+	case diagKeyTypo:
+		return fmt.Sprintf("key %q read as %q", arg, canonicalKeys[key(d.num)])
+	case diagUnknownKey:
+		return fmt.Sprintf("unknown key %q: kept as a record, not interpreted", arg)
+	case diagRuleOutsideGroup:
+		return "rule before any user-agent line: ignored"
+	case diagPatternStart:
+		return fmt.Sprintf("pattern %q does not start with \"/\" or \"*\": it matches no path", arg)
+	case diagAgentToken:
+		return fmt.Sprintf("user-agent %q read as %q", arg, ProductToken(arg))
+	case diagAgentInvalid:
+		return fmt.Sprintf("user-agent %q has no product token ([A-Za-z_-]): it names no crawler", arg)
+	case diagCrawlDelay:
+		return fmt.Sprintf("crawl-delay %q is not a number of seconds between 0 and %v: ignored", arg, maxCrawlDelay)
+	case diagRecordOutside:
+		return "crawl-delay before any user-agent line: applies to no group"
+	case diagUsageBetweenAgents:
+		return fmt.Sprintf("user-agent after a usage preference line joins the group at line %d, as parsers that do not know the line read it "+
+			"(draft-ietf-aipref-attach-05 §3 would start a new group here): the preferences above apply to these agents too; "+
+			"put the group's user-agent lines together, before its rules", d.num)
+	case diagUsageOutsideGroup, diagUsageEmpty, diagUsageMalformed, diagUsageUnknownKey, diagUsageBadValue:
+		return usageMessage(d.code, arg, r.usageRuleAt(d))
+	}
+	return signalMessage(d.code, arg, r.usageRuleAt(d))
+}
+
+// usageRuleAt returns the usage rule a diagnostic of a whole usage
+// preference line is about.
+func (r *Robots) usageRuleAt(d diagRec) UsageRule {
+	switch d.code {
+	case diagUsageEmpty, diagUsageMalformed, diagSignalEmpty, diagSignalUse:
+		return r.usageRules(d.num, d.num+1)[0]
+	}
+	return UsageRule{}
+}

@@ -140,3 +140,29 @@ func canonical(s string, special bool) string {
 	}
 	return string(appendCanonical(make([]byte, 0, len(s)+8), s, special))
 }
+
+// canonicalLen returns len(canonical(s, special)), without writing it.
+func canonicalLen(s string, special bool) int {
+	if isCanonical(s, special) {
+		return len(s)
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch b, ok := escapeAt(s, i); {
+		case c >= 0x80:
+			n += 3
+			i++
+		case !ok:
+			n++
+			i++
+		case isUnreserved(b) || special && (b == '*' || b == '$'):
+			n++
+			i += 3
+		default:
+			n += 3
+			i += 3
+		}
+	}
+	return n
+}

@@ -103,3 +103,18 @@ func ExampleParseUsage() {
 	// train-ai=n, search=y
 	// true
 }
+
+// DecideCanonical decides a path already in canonical form, as a caller
+// that reads a request target more than one way writes each reading with
+// AppendCanonical.
+func ExampleGroup_DecideCanonical() {
+	g := rules.Parse([]byte("User-agent: *\nDisallow: /private/\n")).Wildcard()
+	var buf [64]byte
+	for _, p := range []string{"/%70rivate/a", "/public/%7Euser"} {
+		path := string(rules.AppendCanonical(buf[:0], p))
+		fmt.Printf("%s as %s: allowed=%v\n", p, path, g.DecideCanonical(path).Allowed)
+	}
+	// Output:
+	// /%70rivate/a as /private/a: allowed=false
+	// /public/%7Euser as /public/~user: allowed=true
+}

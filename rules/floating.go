@@ -1,6 +1,9 @@
 package rules
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // A floatIndex finds "floating" rules: rules whose text before the first
 // "*" says almost nothing ("/*?sessionid=", "/*/print/", "*.pdf$"). Filed by
@@ -29,7 +32,7 @@ import "sync"
 // look-ups plus one check per floating rule. That bitset bounds how many
 // rules the index takes: maxFloating; any more stay with their prefix.
 type floatIndex struct {
-	starts  *[256]bool // the octets keys start with
+	starts  *[256]bool // the octets keys start with: isDelimiter when it holds them all
 	filter  *[keyFilterBits / 64]uint64
 	shift   uint32 // 32 less the bits of a bucket number
 	start   []uint32
@@ -39,93 +42,129 @@ type floatIndex struct {
 type keyedRank struct {
 	key  uint32
 	rank int32
-	id   uint16 // the rule's number among floating rules, for tried
+	id   uint16    // the pattern's number among floating ones, for tried
+	rest restKind8 // restLast or restMatch
+	pre  uint8     // the length of the pattern's first segment: 0 or 1
 }
+
+// restKind8 is a restKind in an octet.
+type restKind8 uint8
 
 // keyFilterBits is the size of a floatIndex's filter: 512 octets, few
 // enough to keep per group, enough that a group's few dozen keys leave most
-// bits unmarked.
+// bits unmarked. (A filter sized to the keys, read with a shift and a
+// bound that vary, and a bitset of first octets for starts, made the
+// floating index a sixth slower on dell.com's file: its part of
+// BenchmarkDecide's decisions, interleaved.)
 const keyFilterBits = 1 << 12
 
-// keyLen is the length of a key. Four octets tell most rules apart
-// ("?lid", "/pri", ".pdf") and fit one integer; a rule with no later
+// keyLen is the length of a key. Four octets tell most patterns apart
+// ("?lid", "/pri", ".pdf") and fit one integer; a pattern with no later
 // segment that long stays with its prefix.
 const keyLen = 4
 
 // isDelimiter marks the octets that start delimiter keys.
 var isDelimiter = [256]bool{'/': true, '?': true, '&': true, '=': true, '.': true, ';': true}
 
-// keyCandidates returns the keys a rule could be filed under: every keyLen
-// octets of its segments after the first, those starting with a delimiter
-// if there are any. It returns nil when the rule is better filed by its
-// prefix: when the prefix is more than one octet long, or no later segment
-// is long enough for a key.
-func keyCandidates(p *Pattern) []uint32 {
-	if len(p.segs) < 2 || len(p.prefix()) > 1 {
-		return nil
+// appendKeyCandidates appends the keys a pattern could be filed under:
+// every keyLen octets of its segments after the first, those starting with
+// a delimiter if there are any. It appends none when the pattern is better
+// filed by its prefix: when the prefix is more than one octet long, or no
+// later segment is long enough for a key.
+func appendKeyCandidates(dst []uint32, text string, sep byte) []uint32 {
+	first := strings.IndexByte(text, sep)
+	if first < 0 || first > 1 {
+		return dst
 	}
-	var delim, other []uint32
-	for _, seg := range p.segs[1:] {
+	start := len(dst)
+	delim := false
+	for rest := text[first+1:]; rest != ""; {
+		seg := rest
+		if end := strings.IndexByte(rest, sep); end >= 0 {
+			seg, rest = rest[:end], rest[end+1:]
+		} else {
+			rest = ""
+		}
 		for i := 0; i+keyLen <= len(seg); i++ {
-			if isDelimiter[seg[i]] {
-				delim = append(delim, packKey(seg, i))
-			} else {
-				other = append(other, packKey(seg, i))
+			switch d := isDelimiter[seg[i]]; {
+			case d && !delim: // the first delimiter key: drop the others
+				dst, delim = dst[:start], true
+				fallthrough
+			case d == delim:
+				dst = append(dst, packKey(seg, i))
 			}
 		}
 	}
-	if len(delim) > 0 {
-		return delim
-	}
-	return other
+	return dst
 }
 
-// newFloatIndex files the floating rules of rules (by rank) and returns the
+// newFloatIndex files the floating patterns of m (by rank) and returns the
 // index and the ranks it did not take.
-func newFloatIndex(rules []compiled) (floatIndex, []int32) {
-	// Each rule takes, of its candidate keys, the one fewest rules could
-	// take: the fewer rules share a key, the fewer are checked in vain.
-	candidates := make([][]uint32, len(rules))
+func newFloatIndex(m *matcher) (*floatIndex, []int32) {
+	// Each pattern takes, of its candidate keys, the one fewest patterns
+	// could take: the fewer share a key, the fewer are checked in vain.
+	var keys []uint32
+	ends := make([]int, len(m.pats))
 	uses := map[uint32]int{}
-	for rank := range rules {
-		candidates[rank] = keyCandidates(&rules[rank].pat)
-		for _, k := range candidates[rank] {
+	for rank := range m.pats {
+		before := len(keys)
+		text, sep, _ := m.pattern(int32(rank))
+		keys = appendKeyCandidates(keys, text, sep)
+		for _, k := range keys[before:] {
 			uses[k]++
 		}
+		ends[rank] = len(keys)
 	}
 	var entries []keyedRank
-	var rest []int32
-	for rank, keys := range candidates {
-		if len(keys) == 0 || len(entries) == maxFloating {
+	rest := make([]int32, 0, len(m.pats))
+	for rank, end := range ends {
+		start := 0
+		if rank > 0 {
+			start = ends[rank-1]
+		}
+		if start == end || len(entries) == maxFloating {
 			rest = append(rest, int32(rank))
 			continue
 		}
-		key := keys[0]
-		for _, k := range keys[1:] {
+		key := keys[start]
+		for _, k := range keys[start+1 : end] {
 			if uses[k] < uses[key] {
 				key = k
 			}
 		}
-		entries = append(entries, keyedRank{key: key, rank: int32(rank), id: uint16(len(entries))})
+		text, sep, anchored := m.pattern(int32(rank))
+		pre := strings.IndexByte(text, sep)
+		entries = append(entries, keyedRank{key: key, rank: int32(rank), id: uint16(len(entries)),
+			rest: restKind8(restOf(text, sep, anchored, pre)), pre: uint8(pre)})
 	}
 	return newFloatTable(entries), rest
 }
 
 // newFloatTable lays out the table of the given entries, which come in
 // rank order.
-func newFloatTable(entries []keyedRank) floatIndex {
+func newFloatTable(entries []keyedRank) *floatIndex {
 	if len(entries) == 0 {
-		return floatIndex{}
+		return nil
 	}
 	// At least twice as many buckets as entries keeps buckets short.
 	bits := uint32(4)
 	for 1<<bits < 2*len(entries) {
 		bits++
 	}
-	x := floatIndex{starts: new([256]bool), filter: new([keyFilterBits / 64]uint64), shift: 32 - bits,
+	x := &floatIndex{starts: &isDelimiter, filter: new([keyFilterBits / 64]uint64), shift: 32 - bits,
 		start: make([]uint32, 1<<bits+1), entries: make([]keyedRank, len(entries))}
 	for _, e := range entries {
-		x.starts[e.key>>24] = true
+		if c := e.key >> 24; !x.starts[c] {
+			// A key starts with an octet that is no delimiter: the index
+			// needs a table of its own. (Most do not: keys are chosen to
+			// start with one.)
+			if x.starts == &isDelimiter {
+				x.starts = new([256]bool)
+				for _, e := range entries {
+					x.starts[e.key>>24] = true
+				}
+			}
+		}
 		b := filterBit(e.key)
 		x.filter[b/64] |= 1 << (b % 64)
 		x.start[x.bucket(e.key)+1]++
@@ -152,46 +191,54 @@ func filterBit(key uint32) uint32 { return hashKey(key) >> (32 - 12) }
 // bucket returns the bucket of a key.
 func (x *floatIndex) bucket(key uint32) uint32 { return hashKey(key) >> x.shift }
 
-// best lowers *best to the rank of the most specific floating rule that
-// matches path, if that is better.
-func (x *floatIndex) best(path string, rules []compiled, best *int32) {
-	x.bestAfter(path, rules, -1, best)
-}
-
-// bestAfter is best for ranks past after (see prefixIndex.bestAfter).
-func (x *floatIndex) bestAfter(path string, rules []compiled, after int32, best *int32) {
+// best lowers *best to the rank of the most specific floating pattern past
+// rank after that matches path, if that is better. Decisions pass -1.
+func (x *floatIndex) best(m *matcher, path string, after int32, best *int32) {
 	if len(x.entries) == 0 {
 		return
 	}
+	// Read once, not at each position: the loop calls try, after which
+	// fields of x would be read again.
+	starts, filter := x.starts, x.filter
 	var done tried
 	for i := 0; i+keyLen <= len(path); i++ {
-		if !x.starts[path[i]] {
+		if !starts[path[i]] {
 			continue
 		}
 		key := packKey(path, i)
-		if b := filterBit(key); x.filter[b/64]&(1<<(b%64)) != 0 {
-			x.try(key, path, rules, after, best, &done)
+		if b := filterBit(key); filter[b/64]&(1<<(b%64)) != 0 {
+			x.try(m, key, path, after, best, &done)
 		}
 	}
 	done.release()
 }
 
-// try checks the rules filed under key with ranks past after against path.
-func (x *floatIndex) try(key uint32, path string, rules []compiled, after int32, best *int32, done *tried) {
+// try checks the patterns filed under key with ranks past after against
+// path.
+func (x *floatIndex) try(m *matcher, key uint32, path string, after int32, best *int32, done *tried) {
 	b := x.bucket(key)
 	for _, e := range x.entries[x.start[b]:x.start[b+1]] {
 		if e.rank >= *best {
 			return
 		}
-		if e.rank > after && e.key == key && done.first(e.id) && rules[e.rank].pat.match(path) {
+		if e.rank > after && e.key == key && done.first(e.id) && e.match(m, path) {
 			*best = e.rank
 			return
 		}
 	}
 }
 
+// match reports whether path matches the pattern e is filed for.
+func (e *keyedRank) match(m *matcher, path string) bool {
+	if e.pre == 1 && (path == "" || path[0] != m.text[m.pats[e.rank].off]) {
+		return false
+	}
+	return m.matchAfterKey(e.rank, restKind(e.rest), uint32(e.pre), path)
+}
+
 // packKey packs the keyLen octets of s at i into an integer.
 func packKey(s string, i int) uint32 {
+	_ = s[i+3]
 	return uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
 }
 

@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// floatingBrute is floatIndex.best by trying every rule the index holds.
-func floatingBrute(x *floatIndex, path string, rules []compiled) int32 {
-	best := int32(len(rules))
-	for _, e := range x.entries {
-		if e.rank < best && rules[e.rank].pat.match(path) {
+// floatingBrute is floatIndex.best by trying every pattern the index
+// holds.
+func floatingBrute(m *matcher, path string) int32 {
+	best := int32(len(m.pats))
+	for _, e := range m.floating.entries {
+		if e.rank < best && m.match(e.rank, path) {
 			best = e.rank
 		}
 	}
@@ -39,8 +40,8 @@ func floatingGroup(tb testing.TB, n int, starts string) (*Group, []string) {
 		literals = append(literals, lit)
 	}
 	g := Parse([]byte(sb.String())).Wildcard()
-	if len(g.floating.entries) != n {
-		tb.Fatalf("floating index holds %d rules, want %d", len(g.floating.entries), n)
+	if len(g.m.floating.entries) != n {
+		tb.Fatalf("floating index holds %d rules, want %d", len(g.m.floating.entries), n)
 	}
 	return g, literals
 }
@@ -64,9 +65,9 @@ func TestFloatingIndex(t *testing.T) {
 				b = append(b[:at:at], append([]byte(literals[rng.IntN(len(literals))]), b[at:]...)...)
 			}
 			path := string(b)
-			got := int32(len(g.compiled))
-			g.floating.best(path, g.compiled, &got)
-			if want := floatingBrute(&g.floating, path, g.compiled); got != want {
+			got := int32(len(g.m.pats))
+			g.m.floating.best(g.m, path, -1, &got)
+			if want := floatingBrute(g.m, path); got != want {
 				t.Fatalf("starts %q: best(%q) = rank %d, trying every rule finds %d", starts, path, got, want)
 			}
 		}

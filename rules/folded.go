@@ -1,7 +1,5 @@
 package rules
 
-import "sync"
-
 // Paths read without regard to case. RFC 9309 §2.2.2 compares paths
 // case-sensitively, as URIs are (RFC 3986 §6.2.2.1), and so does this
 // package everywhere but here. Some origins do not: IIS, and servers on
@@ -11,37 +9,40 @@ import "sync"
 // also matches the path folded (FoldPath) against the group folded
 // (Group.Folded), and denies what either disallows.
 
-// folding is the lazily built folded twin of a Group.
-type folding struct {
-	once   sync.Once
-	folded *Group
-}
-
 // Folded returns g with the ASCII letters of its patterns in lower case,
 // for matching a path folded with FoldPath: every spelling of a path that
 // differs from another only in the case of its letters gets the verdict
 // of the group's most specific rule for any of them, read as a
-// case-insensitive origin reads both. It is built once, on first use, and
-// is safe for concurrent use.
+// case-insensitive origin reads both. It is built on first use (by one
+// caller, when several race), and is safe for concurrent use.
 func (g *Group) Folded() *Group {
-	g.fold.once.Do(func() {
-		f := &Group{line: g.line, kind: g.kind, crawlDelay: g.crawlDelay, rules: g.rules}
-		for _, c := range g.compiled { // in rank order already: folding keeps lengths
-			f.compiled = append(f.compiled, compileRule(c.rule, toLowerASCII(c.text)))
+	if f := g.fold.Load(); f != nil {
+		return f
+	}
+	// The patterns folded keep their ranks: folding keeps lengths. They
+	// are compiled into a text of the twin's own.
+	var b textBuilder
+	pats := make([]cpat, g.ranks.n)
+	for rank, ri := range g.ranks.of(g.r.ranks) {
+		text := g.r.rules[ri&^rankDir].pat.in(g.r.text)
+		if ri&rankDir != 0 {
+			dir, _ := indexPageDirectory(text)
+			text = dir + "$"
 		}
-		var rest []int32
-		f.floating, rest = newFloatIndex(f.compiled)
-		f.byPrefix = newPrefixIndex(f.compiled, rest)
-		f.setVerdicts()
-		g.fold.folded = f
-	})
-	return g.fold.folded
+		text = toLowerASCII(text)
+		pats[rank] = compilePattern(&b, text, b.add(text))
+	}
+	f := &Group{r: g.r, m: newMatcher(b.String(), pats), ranks: g.ranks, src: g.src, line: g.line, kind: g.kind}
+	if !g.fold.CompareAndSwap(nil, f) {
+		return g.fold.Load()
+	}
+	return f
 }
 
-// FoldPath appends to dst the canonical path p (see AppendCanonicalTarget)
-// with its ASCII letters in lower case, but for the hex digits of its
+// FoldPath appends to dst the canonical path p (see AppendCanonical) with
+// its ASCII letters in lower case, but for the hex digits of its
 // percent-encoded octets, which canonical form writes in upper case.
-func FoldPath(dst, p []byte) []byte {
+func FoldPath(dst []byte, p string) []byte {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {

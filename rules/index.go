@@ -7,78 +7,126 @@ import (
 	"strings"
 )
 
-// A prefixIndex finds the rules that can match a path without trying every
-// rule: each rule is filed under the literal prefix its pattern starts with
-// (the text before its first "*"), and only the rules filed under prefixes of
-// the path are tried. The prefixes are kept sorted, each with a link to the
-// longest other prefix that is a prefix of it, so the prefixes of a path are
-// found with one binary search and a walk along those links.
+// A prefixIndex finds the patterns that can match a path without trying
+// every pattern: each is filed under the literal prefix it starts with (its
+// first segment), and only those filed under prefixes of the path are
+// tried. The prefixes, or keys, are kept sorted, each with a link to the
+// longest other key that is a prefix of it, so the keys that are prefixes
+// of a path are found with one binary search and a walk along those links.
+// It is laid out flat: key i's patterns are filed[keys[i-1].end:keys[i].end],
+// in rank order, and its text is in the matcher's text.
 type prefixIndex struct {
-	keys []string
-	// heads[i] is head(keys[i]). The binary search compares these integers
+	// heads[i] is head of key i. The binary search compares these integers
 	// first and the strings only when they are equal: on twitter.com's mix
 	// the string comparisons took a tenth of a decision's time (pprof).
-	heads  []uint64
-	parent []int32   // index of the longest key that is a proper prefix, or -1
-	filed  [][]filed // the rules filed under each key, by rank
+	heads []uint64
+	keys  []prefixKey
+	// filed holds, for each key, the rank of each pattern filed under it
+	// shifted left by two, and below it what a path that starts with the
+	// key still needs for the pattern to match. Most patterns are their key
+	// alone and need nothing more: telling so here spares a call, and the
+	// loads of the pattern, for each (on twitter.com's mix, matching the
+	// rest took 7% of a decision's time, pprof).
+	filed []uint32
 }
 
-// filed is a rule filed under a key, with what a path that starts with the
-// key still needs for the rule to match. Most patterns are their key alone
-// and need nothing more: telling so here spares a call, and the loads of the
-// rule's pattern, for each (on twitter.com's mix, matchRest took 7% of a
-// decision's time, pprof).
-type filed struct {
-	rank int32
-	rest restKind
+type prefixKey struct {
+	off, n uint32 // the key in the matcher's text
+	parent int32  // the longest key that is a proper prefix, or -1
+	end    uint32 // the end of its run in filed
 }
 
-// restKind says what a path that starts with a rule's key still needs.
-type restKind uint8
+// restKind says what a path that starts with a pattern's key still needs.
+type restKind uint32
 
 const (
 	restNone  restKind = iota // nothing: the pattern is the key
 	restEnd                   // to end there: the pattern is the key and "$"
-	restMatch                 // the rest of the pattern: Pattern.matchRest
+	restLast                  // one more segment: matcher.matchAfterKey
+	restMatch                 // more segments: matcher.matchAfterKey
 )
 
-// newPrefixIndex files the rules of the given ranks, which come in rank
-// order.
-func newPrefixIndex(rules []compiled, ranks []int32) prefixIndex {
-	byKey := map[string][]filed{}
-	for _, rank := range ranks {
-		p := &rules[rank].pat
-		f := filed{rank: rank, rest: restMatch}
-		if len(p.segs) == 1 {
-			f.rest = restNone
-			if p.anchored {
-				f.rest = restEnd
-			}
+// restOf returns what a path that starts with the first segment of a
+// compiled pattern text, first octets long, still needs.
+func restOf(text string, sep byte, anchored bool, first int) restKind {
+	switch {
+	case first == len(text) && anchored:
+		return restEnd
+	case first == len(text):
+		return restNone
+	case strings.IndexByte(text[first+1:], sep) < 0:
+		return restLast
+	}
+	return restMatch
+}
+
+// newPrefixIndex files the patterns of m of the given ranks, which come in
+// rank order.
+func newPrefixIndex(m *matcher, ranks []int32) prefixIndex {
+	// The entries hold no pointer, so that sorting them moves no pointer
+	// the collector must be told of.
+	type entry struct {
+		head, next uint64 // the key's first sixteen octets, as head reads them
+		off, n     uint32 // the key in m.text
+		f          uint32 // as filed
+	}
+	entries := make([]entry, len(ranks))
+	for i, rank := range ranks {
+		text, sep, anchored := m.pattern(rank)
+		key := firstSegment(text, sep)
+		rest := restOf(text, sep, anchored, len(key))
+		e := entry{head: head(key), off: m.pats[rank].off, n: uint32(len(key)), f: uint32(rank)<<2 | uint32(rest)}
+		if len(key) > 8 {
+			e.next = head(key[8:])
 		}
-		byKey[p.prefix()] = append(byKey[p.prefix()], f)
+		entries[i] = e
 	}
-	x := prefixIndex{keys: make([]string, 0, len(byKey))}
-	for k := range byKey {
-		x.keys = append(x.keys, k)
+	keyOf := func(e *entry) string { return m.text[e.off : e.off+e.n] }
+	slices.SortFunc(entries, func(a, b entry) int {
+		if c := cmp.Compare(a.head, b.head); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.next, b.next); c != 0 {
+			return c
+		}
+		if c := strings.Compare(keyOf(&a), keyOf(&b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.f, b.f) // by rank
+	})
+	nkeys := 0
+	for i := range entries {
+		if i == 0 || keyOf(&entries[i]) != keyOf(&entries[i-1]) {
+			nkeys++
+		}
 	}
-	slices.Sort(x.keys)
-	x.heads = make([]uint64, len(x.keys))
-	x.parent = make([]int32, len(x.keys))
-	x.filed = make([][]filed, len(x.keys))
+	x := prefixIndex{heads: make([]uint64, 0, nkeys), keys: make([]prefixKey, 0, nkeys), filed: make([]uint32, len(entries))}
 	var stack []int32
-	for i, k := range x.keys {
-		for len(stack) > 0 && !strings.HasPrefix(k, x.keys[stack[len(stack)-1]]) {
+	for i, e := range entries {
+		x.filed[i] = e.f
+		key := keyOf(&e)
+		if i > 0 && key == keyOf(&entries[i-1]) {
+			x.keys[len(x.keys)-1].end++
+			continue
+		}
+		for len(stack) > 0 && !strings.HasPrefix(key, x.key(m.text, stack[len(stack)-1])) {
 			stack = stack[:len(stack)-1]
 		}
-		x.parent[i] = -1
+		parent := int32(-1)
 		if len(stack) > 0 {
-			x.parent[i] = stack[len(stack)-1]
+			parent = stack[len(stack)-1]
 		}
-		stack = append(stack, int32(i))
-		x.heads[i] = head(k)
-		x.filed[i] = byKey[k] // appended in rank order
+		stack = append(stack, int32(len(x.keys)))
+		x.heads = append(x.heads, e.head)
+		x.keys = append(x.keys, prefixKey{off: e.off, n: e.n, parent: parent, end: uint32(i + 1)})
 	}
 	return x
+}
+
+// key returns the text of key i.
+func (x *prefixIndex) key(text string, i int32) string {
+	k := &x.keys[i]
+	return text[k.off : k.off+k.n]
 }
 
 // head returns the first eight octets of s as a big-endian integer, padded
@@ -97,70 +145,55 @@ func head(s string) uint64 {
 
 // longest returns the index of the longest key that is a prefix of path,
 // or -1.
-func (x *prefixIndex) longest(path string) int32 {
+func (x *prefixIndex) longest(text, path string) int32 {
 	// The greatest key <= path. Every key that is a prefix of path is, by
 	// the sort order, a prefix of that key too, so it lies on its chain.
 	h := head(path)
-	lo, hi := 0, len(x.keys)
+	lo, hi := 0, len(x.heads)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if kh := x.heads[mid]; kh < h || kh == h && x.keys[mid] <= path {
+		if kh := x.heads[mid]; kh < h || kh == h && x.key(text, int32(mid)) <= path {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	i := int32(lo - 1)
-	for i >= 0 && !strings.HasPrefix(path, x.keys[i]) {
-		i = x.parent[i]
+	for i >= 0 && !strings.HasPrefix(path, x.key(text, i)) {
+		i = x.keys[i].parent
 	}
 	return i
 }
 
-// matches reports whether path, which starts with key, matches rule f.
-func (f filed) matches(path, key string, rules []compiled) bool {
-	switch f.rest {
-	case restNone:
-		return true
-	case restEnd:
-		return len(path) == len(key)
-	}
-	return rules[f.rank].pat.matchRest(path)
-}
-
-// best lowers *best to the rank of the most specific filed rule that
-// matches path, if that is better.
-func (x *prefixIndex) best(path string, rules []compiled, best *int32) {
-	for i := x.longest(path); i >= 0; i = x.parent[i] {
-		for _, f := range x.filed[i] {
-			if f.rank >= *best {
-				break
-			}
-			if f.matches(path, x.keys[i], rules) {
-				*best = f.rank
-				break
-			}
+// best lowers *best to the rank of the most specific filed pattern past
+// rank after that matches path, if that is better. Decisions pass -1.
+func (x *prefixIndex) best(m *matcher, path string, after int32, best *int32) {
+	for i := x.longest(m.text, path); i >= 0; i = x.keys[i].parent {
+		k := &x.keys[i]
+		start := uint32(0)
+		if i > 0 {
+			start = x.keys[i-1].end
 		}
-	}
-}
-
-// bestAfter is best for ranks after the rank after: it lowers *best to the
-// first rank past after whose filed rule matches path. Content-Usage
-// lookups use it to find, past the most specific rule, the others as
-// specific (see usageIndex.lookup); decisions use best, which this leaves
-// as lean as it was.
-func (x *prefixIndex) bestAfter(path string, rules []compiled, after int32, best *int32) {
-	for i := x.longest(path); i >= 0; i = x.parent[i] {
-		under := x.filed[i]
-		j, _ := slices.BinarySearchFunc(under, after+1, func(f filed, rank int32) int { return cmp.Compare(f.rank, rank) })
-		for _, f := range under[j:] {
-			if f.rank >= *best {
+		under := x.filed[start:k.end]
+		if after >= 0 {
+			j, _ := slices.BinarySearch(under, uint32(after+1)<<2)
+			under = under[j:]
+		}
+		for _, f := range under {
+			rank := int32(f >> 2)
+			if rank >= *best {
 				break
 			}
-			if f.matches(path, x.keys[i], rules) {
-				*best = f.rank
-				break
+			// Written out, not a call: most patterns are their key alone.
+			switch rest := restKind(f & 3); {
+			case rest == restNone,
+				rest == restEnd && len(path) == int(k.n),
+				rest >= restLast && m.matchAfterKey(rank, rest, k.n, path):
+				*best = rank
+			default:
+				continue
 			}
+			break
 		}
 	}
 }

@@ -56,8 +56,11 @@ var canonicalKeys = map[key]string{
 // classifyKey returns the kind of the key as written, and whether it was
 // accepted only as a typo or a longer spelling of a known key.
 func classifyKey(k string) (kind key, inexact bool) {
+	if k == "" {
+		return keyUnknown, false
+	}
 	for _, s := range keySpellings {
-		if hasPrefixFold(k, s.spelling) {
+		if lowerASCII(k[0]) == s.spelling[0] && hasPrefixFold(k, s.spelling) {
 			return s.key, s.typo || len(k) != len(s.spelling)
 		}
 	}

@@ -13,43 +13,48 @@ const MaxLineLength = 2083*8 - 1
 // one, is skipped (Google-compatible; RFC 9309 §2.2 says the file is UTF-8).
 const utf8BOM = "\xEF\xBB\xBF"
 
-// A line is one line of robots.txt, numbered from 1.
-type line struct {
-	num  int
-	text string
-	cut  bool // longer than MaxLineLength and cut there
-}
-
-// forEachLine calls fn for each line of body. CR, LF and CRLF each end a line
-// (RFC 9309 §2.2 names CR, LF and CRLF as EOL). The last line is passed even
-// when it is empty or has no line ending, as Google's parser does, so line
-// numbers agree with it. It returns the number of BOM octets skipped.
-func forEachLine(body string, fn func(line)) (bom int) {
+// forEachLine calls fn for each line of body, numbered from 1, with
+// whether it was longer than MaxLineLength and cut there. CR, LF and CRLF
+// each end a line (RFC 9309 §2.2 names CR, LF and CRLF as EOL). The last
+// line is passed even when it is empty or has no line ending, as Google's
+// parser does, so line numbers agree with it. It returns the number of BOM
+// octets skipped.
+func forEachLine(body string, fn func(num int, text string, cut bool)) (bom int) {
 	for bom < len(utf8BOM) && bom < len(body) && body[bom] == utf8BOM[bom] {
 		bom++
 	}
 	body = body[bom:]
-	num := 0
-	for {
-		num++
-		end := strings.IndexAny(body, "\r\n")
+	// The next LF, found once for all the lines before it: searching
+	// for CR or LF at each line, with strings.IndexAny, reads the file an
+	// octet at a time, where strings.IndexByte reads words.
+	lf := strings.IndexByte(body, '\n')
+	for num := 1; ; num++ {
+		end := lf
 		if end < 0 {
-			fn(makeLine(num, body))
+			end = len(body)
+		}
+		if cr := strings.IndexByte(body[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		text := body[:end]
+		if len(text) > MaxLineLength {
+			fn(num, text[:MaxLineLength], true)
+		} else {
+			fn(num, text, false)
+		}
+		if end == len(body) {
 			return bom
 		}
-		fn(makeLine(num, body[:end]))
 		if body[end] == '\r' && end+1 < len(body) && body[end+1] == '\n' {
 			end++
 		}
 		body = body[end+1:]
+		if lf >= 0 { // else there is no LF left
+			if lf -= end + 1; lf < 0 {
+				lf = strings.IndexByte(body, '\n')
+			}
+		}
 	}
-}
-
-func makeLine(num int, text string) line {
-	if len(text) > MaxLineLength {
-		return line{num: num, text: text[:MaxLineLength], cut: true}
-	}
-	return line{num: num, text: text}
 }
 
 // isSpace reports whether c is ASCII white space, as robots.txt parsers

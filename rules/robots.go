@@ -1,81 +1,35 @@
 package rules
 
 import (
-	"slices"
 	"strings"
-	"time"
 	"unsafe"
 )
 
 // Robots is a parsed and compiled robots.txt. It is immutable, and safe for
 // concurrent use.
+//
+// It holds the file in a compact form (see text.go): every string in one
+// backing text, each written once, and the file's lines and groups in flat
+// tables of offsets into it. Groups, Records and Diagnostics make their
+// values from those tables when called.
 type Robots struct {
-	size        int
-	truncated   bool
-	groups      []SourceGroup
-	sitemaps    []string
-	records     []Record
-	diagnostics []Diagnostic
+	text      string // the backing text
+	size      int
+	truncated bool
 
-	tokens   []string   // named product tokens, as first written
-	agents   agentTable // the named groups, by product token
+	sources []sourceRec // the groups as written
+	delays  []delayRec
+	agents  []agentRec
+	rules   []ruleRec
+	usage   []usageRec // Content-Usage and Content-Signal rules
+	records []recordRec
+	diags   []diagRec
+
+	groups   []Group    // compiled
+	ranks    []uint32   // of each group, see Group.ranks
+	groupSrc []uint32   // of each group, see Group.src
+	tokens   tokenTable // the named groups, by product token
 	wildcard *Group     // the "*" group, or nil
-}
-
-// A SourceGroup is a group as written in the file (RFC 9309 §2.1): its
-// user-agent lines and the rules that follow them.
-type SourceGroup struct {
-	// Line is the line of the group's first user-agent line.
-	Line   int
-	Agents []Agent
-	Rules  []Rule
-	// Usage holds the group's Content-Usage rules
-	// (draft-ietf-aipref-attach-05 §3).
-	Usage []UsageRule
-	// RuleLines counts the group's allow and disallow lines, empty ones
-	// included, which Rules leaves out (an empty pattern is no rule, RFC
-	// 9309 §2.2.2, but says "allow everything" on purpose).
-	RuleLines int
-	// CrawlDelay is the group's first valid crawl-delay, or 0. Crawl-delay
-	// is not part of RFC 9309; it is kept for tools that report it.
-	CrawlDelay time.Duration
-}
-
-// An Agent is one user-agent line of a group.
-type Agent struct {
-	Line int
-	// Value is the value as written.
-	Value string
-	// Token is the product token the value names (its leading [A-Za-z_-]
-	// run), or "" for the global agent or a value with no token.
-	Token string
-	// Global is set for "*".
-	Global bool
-}
-
-// A Rule is one allow or disallow line.
-type Rule struct {
-	Allow bool
-	// Pattern is the path pattern as written (after trimming white space).
-	Pattern string
-	// Line is the rule's line number.
-	Line int
-	// GroupLine is the line of the first user-agent line of the group the
-	// rule was written in.
-	GroupLine int
-}
-
-// A Record is a line that is neither a user-agent nor a rule line (allow,
-// disallow, content-usage): sitemap, crawl-delay, and other or unknown keys
-// (RFC 9309 §2.2.4).
-type Record struct {
-	Line int
-	// Key is the key as written.
-	Key   string
-	Value string
-	// GroupLine is the line of the group the record appeared in, or 0
-	// before the first user-agent line.
-	GroupLine int
 }
 
 // Size returns the length of the body that was given to Parse, before any
@@ -85,31 +39,68 @@ func (r *Robots) Size() int { return r.size }
 // Truncated reports whether content past the size limit was dropped.
 func (r *Robots) Truncated() bool { return r.truncated }
 
-// Groups returns the groups as written, in file order. The caller must not
-// modify the rules and agents they hold.
-func (r *Robots) Groups() []SourceGroup { return slices.Clone(r.groups) }
+// Groups returns the groups as written, in file order.
+func (r *Robots) Groups() []SourceGroup {
+	if len(r.sources) == 0 {
+		return nil
+	}
+	out := make([]SourceGroup, len(r.sources))
+	for i := range r.sources {
+		out[i] = r.sourceGroup(i)
+	}
+	return out
+}
 
 // Sitemaps returns the values of the sitemap records, in file order.
-func (r *Robots) Sitemaps() []string { return slices.Clone(r.sitemaps) }
+func (r *Robots) Sitemaps() []string {
+	var out []string
+	for _, rec := range r.records {
+		if kind, _ := classifyKey(rec.key.in(r.text)); kind == keySitemap {
+			out = append(out, rec.value.in(r.text))
+		}
+	}
+	return out
+}
 
 // Records returns the records that are neither user-agent nor rule lines,
 // in file order.
-func (r *Robots) Records() []Record { return slices.Clone(r.records) }
+func (r *Robots) Records() []Record {
+	if len(r.records) == 0 {
+		return nil
+	}
+	out := make([]Record, len(r.records))
+	for i, rec := range r.records {
+		out[i] = r.record(rec)
+	}
+	return out
+}
 
 // Diagnostics returns what Parse could not use or had to interpret, in the
 // order it was found.
-func (r *Robots) Diagnostics() []Diagnostic { return slices.Clone(r.diagnostics) }
+func (r *Robots) Diagnostics() []Diagnostic {
+	if len(r.diags) == 0 {
+		return nil
+	}
+	out := make([]Diagnostic, len(r.diags))
+	for i, d := range r.diags {
+		out[i] = r.diagnostic(d)
+	}
+	return out
+}
 
 // Tokens returns the product tokens that name a group, each once, spelt as
 // first written.
-func (r *Robots) Tokens() []string { return slices.Clone(r.tokens) }
+func (r *Robots) Tokens() []string { return r.tokens.tokens(r.text) }
 
 // Group returns the group that applies to the product token agent: all
 // groups naming it, combined (RFC 9309 §2.2.1). Tokens compare ignoring
-// the case of ASCII letters, and of nothing else. It returns nil when no group names the token; the "*"
-// group is not consulted (see Wildcard).
+// the case of ASCII letters, and of nothing else. It returns nil when no
+// group names the token; the "*" group is not consulted (see Wildcard).
 func (r *Robots) Group(agent string) *Group {
-	return r.agents.lookup(agent)
+	if i := r.named(agent); i >= 0 {
+		return &r.groups[i]
+	}
+	return nil
 }
 
 // Wildcard returns the "*" group, or nil when the file has none.
@@ -119,8 +110,8 @@ func (r *Robots) Wildcard() *Group { return r.wildcard }
 // obey: the group naming it if there is one, else the "*" group (RFC 9309
 // §2.2.1: a matching named group replaces the "*" group entirely), else nil.
 func (r *Robots) GroupFor(agent string) *Group {
-	if g := r.Group(agent); g != nil {
-		return g
+	if i := r.named(agent); i >= 0 {
+		return &r.groups[i]
 	}
 	return r.wildcard
 }
@@ -139,31 +130,38 @@ func (r *Robots) Allowed(agent, target string) bool {
 // fragment is ignored, the query is kept, and an empty path means "/".
 // Decide does not allocate for targets of up to 256 octets (but see
 // Group.UsageCanonical on ties of Content-Usage patterns).
-func (r *Robots) Decide(agent, target string) Verdict {
-	var buf [256]byte
-	path := canonicalTarget(buf[:0], target)
-	g := r.GroupFor(agent)
-	if isRobotsTxt(path) {
-		if g == nil {
-			return robotsTxtVerdict
-		}
-		return g.withUsage(robotsTxtVerdict, path)
+func (r *Robots) Decide(agent, target string) (v Verdict) {
+	if path, slash := targetPath(target); slash || !isCanonical(path, true) {
+		var buf [256]byte
+		r.decide(&v, agent, canonicalPath(buf[:0], path, slash))
+	} else {
+		r.decide(&v, agent, path)
 	}
-	if g == nil {
-		return Verdict{Allowed: true, Reason: ReasonNoGroup}
-	}
-	if g.usage == nil {
-		// Copied once, not also through withUsage: 4% by geometric mean
-		// over eight files (BenchmarkDecide, interleaved).
-		return g.decide(path)
-	}
-	return g.withUsage(g.decide(path), path)
+	return v
 }
 
-// AppendCanonicalTarget appends to dst the part of target that rules are
+// decide is Decide for a path in canonical form. It writes the verdict
+// into *v, the caller's zero result (see Group.decide).
+func (r *Robots) decide(v *Verdict, agent, path string) {
+	g := r.GroupFor(agent)
+	switch {
+	case isRobotsTxt(path):
+		*v = robotsTxtVerdict
+	case g == nil:
+		v.Allowed, v.Reason = true, ReasonNoGroup
+		return
+	default:
+		g.decide(v, path)
+	}
+	if g != nil {
+		g.addUsage(v, path)
+	}
+}
+
+// appendCanonicalTarget appends to dst the part of target that rules are
 // matched against (as Decide reads it), in the canonical form rules are
-// compared in, for use with Group.DecideCanonical.
-func AppendCanonicalTarget(dst []byte, target string) []byte {
+// compared in.
+func appendCanonicalTarget(dst []byte, target string) []byte {
 	p, slash := targetPath(target)
 	if slash {
 		dst = append(dst, '/')
@@ -171,27 +169,29 @@ func AppendCanonicalTarget(dst []byte, target string) []byte {
 	return appendCanonical(dst, p, true)
 }
 
-// AppendCanonical appends s in the canonical form rules are compared in,
-// without reading it as a target: for callers that build a path and a query
-// piecewise. The result is for Group.DecideCanonical once it holds a whole
-// path, starting with "/".
+// AppendCanonical appends s in the canonical form rules are compared in
+// (see encoding.go), without reading it as a target: for callers that
+// build a path and a query piecewise, and for Group.DecideCanonical and
+// Group.UsageCanonical once the result holds a whole path, starting with
+// "/".
 func AppendCanonical(dst []byte, s string) []byte {
 	return appendCanonical(dst, s, true)
 }
 
-// canonicalTarget is AppendCanonicalTarget without a copy when target needs
-// no change. The result may share memory with buf.
-func canonicalTarget(buf []byte, target string) string {
-	p, slash := targetPath(target)
-	if !slash && isCanonical(p, true) {
-		return p
-	}
+// canonicalPath writes path, as targetPath returns it, in canonical form
+// into buf, and returns it. Decide declares its buffer only for a target
+// that needs one: a buffer on the stack is cleared at each call, and most
+// targets are canonical already.
+func canonicalPath(buf []byte, path string, slash bool) string {
 	b := buf
 	if slash {
 		b = append(b, '/')
 	}
-	b = appendCanonical(b, p, true)
-	// A view of the caller's buffer, not a copy (see DecideCanonical).
+	b = appendCanonical(b, path, true)
+	// A view of the caller's buffer, not a copy: with string(b), Decide on
+	// the encoded target of BenchmarkDecide's mix
+	// ("/caf%C3%A9/%7Euser/docs%2Fa/%E3%83%84?x=%41") allocates 48 octets,
+	// against nothing.
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 

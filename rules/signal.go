@@ -27,7 +27,10 @@ package rules
 // that starts with "/" cannot be a list of signals, so a file without paths
 // reads the same either way.
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The keys of a Content-Signal line (contentsignals.org). Keys and values
 // are read ignoring ASCII case.
@@ -123,55 +126,73 @@ func isSignalKey(k string) bool {
 	return true
 }
 
+// signalMessage writes the message of a diagnostic of a Content-Signal
+// line: arg is a member ("key=value") or, for an unknown or repeated key,
+// the key, or u the line's rule.
+func signalMessage(code diagCode, arg string, u UsageRule) string {
+	switch code {
+	case diagSignalOutsideGroup:
+		return `content-signal before any user-agent line: applies to no group (contentsignals.org puts it in a group, such as "User-agent: *")`
+	case diagSignalEmpty:
+		return fmt.Sprintf("content-signal states no signal: every category is unknown under %s", usagePathOrRoot(u.Path))
+	case diagSignalUse:
+		return fmt.Sprintf("use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
+			"not carried into Content-Usage", parseSignals(u.Preference).use)
+	case diagSignalMalformed:
+		hint := ""
+		if arg[0] == '*' || arg[0] == '/' {
+			hint = `; a path comes first and starts with "/"`
+		}
+		return fmt.Sprintf("signal %q is not key=value: ignored%s", arg, hint)
+	case diagSignalUnknownKey:
+		return fmt.Sprintf("signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
+			arg, signalSearch, signalAIInput, signalAITrain, signalUse)
+	case diagSignalRepeated:
+		return fmt.Sprintf("%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", arg)
+	}
+	k, val, _ := strings.Cut(arg, "=")
+	k, val = trimSpace(k), trimSpace(val)
+	if equalFoldASCII(k, signalUse) {
+		return fmt.Sprintf("use takes immediate, reference or full: %q is ignored", val)
+	}
+	hint := ""
+	if equalFoldASCII(val, "y") || equalFoldASCII(val, "n") {
+		hint = " (y and n are Content-Usage's values)"
+	}
+	return fmt.Sprintf("%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
+}
+
 // contentSignal handles a Content-Signal line. It belongs to the open
 // group and, as a Content-Usage line, does not end its run of user-agent
 // lines (see contentUsage).
 func (p *parser) contentSignal(num int, v string) {
 	if p.open < 0 {
-		p.diag(num, Error, CodeSignalOutsideGroup,
-			`content-signal before any user-agent line: applies to no group (contentsignals.org puts it in a group, such as "User-agent: *")`)
+		p.diag(num, Error, diagSignalOutsideGroup, span{}, 0)
 		return
 	}
 	p.prefSeen = true
 	path, signals := splitUsageValue(v)
 	sl := parseSignals(signals)
 	for _, m := range sl.malformed {
-		hint := ""
-		if m[0] == '*' || m[0] == '/' {
-			hint = `; a path comes first and starts with "/"`
-		}
-		p.diag(num, Warning, CodeSignalMalformed, "signal %q is not key=value: ignored%s", m, hint)
+		p.diag(num, Warning, diagSignalMalformed, p.text.intern(m), 0)
 	}
 	for _, k := range sl.unknownKeys {
-		p.diag(num, Warning, CodeSignalUnknownKey, "signal %q is not one of %s, %s, %s and %s (contentsignals.org): ignored",
-			k, signalSearch, signalAIInput, signalAITrain, signalUse)
+		p.diag(num, Warning, diagSignalUnknownKey, p.text.intern(k), 0)
 	}
 	for _, m := range sl.badValues {
-		k, val, _ := strings.Cut(m, "=")
-		k, val = trimSpace(k), trimSpace(val)
-		if equalFoldASCII(k, signalUse) {
-			p.diag(num, Warning, CodeSignalBadValue, "use takes immediate, reference or full: %q is ignored", val)
-			continue
-		}
-		hint := ""
-		if equalFoldASCII(val, "y") || equalFoldASCII(val, "n") {
-			hint = " (y and n are Content-Usage's values)"
-		}
-		p.diag(num, Warning, CodeSignalBadValue, "%s takes yes or no%s: %q leaves its preference unknown", toLowerASCII(k), hint, val)
+		p.diag(num, Warning, diagSignalBadValue, p.text.intern(m), 0)
 	}
 	for _, k := range sl.repeated {
-		p.diag(num, Warning, CodeSignalRepeated, "%s is given both yes and no: no wins, as when statements combine (draft-ietf-aipref-vocab-08 §5.1)", k)
+		p.diag(num, Warning, diagSignalRepeated, p.text.intern(k), 0)
 	}
+	rule := uint32(len(p.r.usage)) // the rule this line adds, which the messages below read again
 	if sl.use != "" {
-		p.diag(num, Info, CodeSignalUse, "use=%s (Cloudflare's level of reuse: immediate, reference or full) has no category in draft-ietf-aipref-vocab-08: "+
-			"not carried into Content-Usage", sl.use)
+		p.diag(num, Info, diagSignalUse, span{}, rule)
 	}
 	st := sl.st
 	if st.trainAI == PreferenceUnknown && st.aiUse == PreferenceUnknown && st.search == PreferenceUnknown && sl.use == "" &&
 		len(sl.malformed)+len(sl.unknownKeys)+len(sl.badValues) == 0 {
-		p.diag(num, Warning, CodeSignalEmpty, "content-signal states no signal: every category is unknown under %s", usagePathOrRoot(path))
+		p.diag(num, Warning, diagSignalEmpty, span{}, rule)
 	}
-	g := &p.r.groups[p.open]
-	g.Usage = append(g.Usage, UsageRule{Kind: ContentSignal, Path: path, Preference: signals,
-		TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num, GroupLine: g.Line})
+	p.usageRule(num, ContentSignal, path, signals, st)
 }

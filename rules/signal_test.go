@@ -135,7 +135,7 @@ func TestContentSignalCanonical(t *testing.T) {
 		{"/s4/x?q", "train-ai=n, search=y"},
 		{"/none", "train-ai=n, search=y"},
 	} {
-		path := AppendCanonicalTarget(nil, tt.target)
+		path := canonicalTargetString(tt.target)
 		if got := g.UsageCanonical(path); got.String() != tt.want || got.String() != r.Decide("A", tt.target).Usage.String() {
 			t.Errorf("UsageCanonical(%q) = %q, want %q as Decide", path, got, tt.want)
 		}

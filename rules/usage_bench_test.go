@@ -34,9 +34,9 @@ var usageBenchPaths = []string{"/", "/research/paper.html", "/ai-ok/test", "/sec
 func BenchmarkUsageCanonical(b *testing.B) {
 	for name, body := range usageBenchFiles() {
 		g := Parse([]byte(body)).Wildcard()
-		var canon [][]byte
+		var canon []string
 		for _, p := range usageBenchPaths {
-			canon = append(canon, AppendCanonicalTarget(nil, p))
+			canon = append(canon, canonicalTargetString(p))
 		}
 		b.Run("file="+name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -96,7 +96,7 @@ func FuzzUsageDecide(f *testing.F) {
 				agent, target, got, got.String(), found, want, body)
 		}
 		if g := r.GroupFor(agent); v.Allowed && g != nil && !strings.Contains(target, "#") {
-			c := g.UsageCanonical(AppendCanonicalTarget(nil, target))
+			c := g.UsageCanonical(canonicalTargetString(target))
 			if c.String() != got.String() || c.Line() != got.Line() || c.TrainAI != got.TrainAI || c.AIUse != got.AIUse || c.Search != got.Search {
 				t.Fatalf("UsageCanonical(%q) = %q line %d, Decide says %q line %d\nrobots.txt:\n%s", target, c, c.Line(), got, got.Line(), body)
 			}

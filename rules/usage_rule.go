@@ -7,6 +7,7 @@ package rules
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,33 +104,75 @@ func splitUsageValue(v string) (path, pref string) {
 // docs/rfc9309.md).
 func (p *parser) contentUsage(num int, v string) {
 	if p.open < 0 {
-		p.diag(num, Error, CodeUsageOutsideGroup, "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)")
+		p.diag(num, Error, diagUsageOutsideGroup, span{}, 0)
 		return
 	}
 	p.prefSeen = true
 	path, pref := splitUsageValue(v)
 	st := parseStatement(pref)
+	rule := uint32(len(p.r.usage)) // the rule this line adds, which the messages below read again
 	switch {
 	case pref == "":
-		p.diag(num, Warning, CodeUsageEmpty, "content-usage states no preference: every category is unknown under %s", usagePathOrRoot(path))
+		p.diag(num, Warning, diagUsageEmpty, span{}, rule)
 	case st.err != nil:
-		hint := ""
-		if pref[0] == '*' {
-			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
-		}
-		p.diag(num, Error, CodeUsageMalformed, "usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
-			pref, st.err, usagePathOrRoot(path), hint)
+		p.diag(num, Error, diagUsageMalformed, span{}, rule)
 	}
 	for _, k := range st.unknownKeys {
-		p.diag(num, Warning, CodeUsageUnknownKey, "usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
-			k, LabelTrainAI, LabelAIUse, LabelSearch)
+		p.diag(num, Warning, diagUsageUnknownKey, p.text.intern(k), 0)
 	}
 	for _, k := range st.badValues {
-		p.diag(num, Warning, CodeUsageBadValue, "%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", k)
+		p.diag(num, Warning, diagUsageBadValue, p.text.intern(k), 0)
 	}
-	g := &p.r.groups[p.open]
-	g.Usage = append(g.Usage, UsageRule{Kind: ContentUsage, Path: path, Preference: pref,
-		TrainAI: st.trainAI, AIUse: st.aiUse, Search: st.search, Line: num, GroupLine: g.Line})
+	p.usageRule(num, ContentUsage, path, pref, st)
+}
+
+// usageMessage writes the message of a diagnostic of a Content-Usage
+// line: arg is the key of a member, or u the line's rule.
+func usageMessage(code diagCode, arg string, u UsageRule) string {
+	switch code {
+	case diagUsageOutsideGroup:
+		return "content-usage before any user-agent line: applies to no group (draft-ietf-aipref-attach-05 §3)"
+	case diagUsageEmpty:
+		return fmt.Sprintf("content-usage states no preference: every category is unknown under %s", usagePathOrRoot(u.Path))
+	case diagUsageMalformed:
+		hint := ""
+		if u.Preference[0] == '*' {
+			hint = `; a path must start with "/" (draft-ietf-aipref-attach-05 §3.2)`
+		}
+		return fmt.Sprintf("usage preference %q is not a structured-fields dictionary (%v): every category is unknown under %s%s",
+			u.Preference, parseStatement(u.Preference).err, usagePathOrRoot(u.Path), hint)
+	case diagUsageUnknownKey:
+		return fmt.Sprintf("usage category %q is not in the vocabulary (%s, %s, %s; draft-ietf-aipref-vocab-08 §6.1): ignored",
+			arg, LabelTrainAI, LabelAIUse, LabelSearch)
+	}
+	return fmt.Sprintf("%s takes the token y or n (draft-ietf-aipref-vocab-08 §6.2): its preference is unknown", arg)
+}
+
+// usageRec is a Content-Usage or Content-Signal rule in the compact form.
+type usageRec struct {
+	line, group            uint32 // group: its source group
+	path, pref             span
+	kind                   UsageKind
+	trainAI, aiUse, search Preference
+}
+
+// usageRule adds a Content-Usage or Content-Signal rule to the open group.
+func (p *parser) usageRule(num int, kind UsageKind, path, pref string, st statement) {
+	p.r.usage = append(p.r.usage, usageRec{line: uint32(num), group: uint32(p.open), path: p.text.intern(path), pref: p.text.intern(pref),
+		kind: kind, trainAI: st.trainAI, aiUse: st.aiUse, search: st.search})
+}
+
+// usageRules makes the usage rules of r between from and to.
+func (r *Robots) usageRules(from, to uint32) []UsageRule {
+	if from == to {
+		return nil
+	}
+	out := make([]UsageRule, 0, to-from)
+	for _, u := range r.usage[from:to] {
+		out = append(out, UsageRule{Kind: u.kind, Path: u.path.in(r.text), Preference: u.pref.in(r.text),
+			TrainAI: u.trainAI, AIUse: u.aiUse, Search: u.search, Line: int(u.line), GroupLine: int(r.sources[u.group].line)})
+	}
+	return out
 }
 
 // usagePathOrRoot names the paths a rule's path pattern covers.
@@ -148,11 +191,9 @@ func usagePathOrRoot(path string) string {
 // (draft-ietf-aipref-vocab-08 §5.1, which attach-05 §3.1 cites as its
 // §7.1), so a lookup only copies the result.
 type usageIndex struct {
-	compiled []compiled // the patterns by rank: longest first
-	usages   []Usage    // the combined preference of each rank
-	classEnd []int32    // per rank, the first rank with a shorter pattern
-	byPrefix prefixIndex
-	floating floatIndex
+	m        *matcher // the patterns by rank: longest first
+	usages   []Usage  // the combined preference of each rank
+	classEnd []int32  // per rank, the first rank with a shorter pattern
 }
 
 // newUsageIndex compiles rules of one kind, or returns nil when there are
@@ -163,7 +204,8 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 	}
 	// One entry per pattern, in canonical form: "/a%62" and "/ab" are one.
 	type entry struct {
-		pat   Pattern
+		text  string
+		prio  int
 		rules []UsageRule
 		sts   []statement
 	}
@@ -177,7 +219,7 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 		key := canonical(text, false)
 		e := byPath[key]
 		if e == nil {
-			e = &entry{pat: CompilePattern(text)}
+			e = &entry{text: text, prio: len(key)}
 			byPath[key] = e
 			entries = append(entries, e)
 		}
@@ -185,27 +227,27 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 		e.sts = append(e.sts, r.statement())
 	}
 	slices.SortStableFunc(entries, func(a, b *entry) int {
-		if c := cmp.Compare(b.pat.priority, a.pat.priority); c != 0 {
+		if c := cmp.Compare(b.prio, a.prio); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.rules[0].Line, b.rules[0].Line)
 	})
-	x := &usageIndex{}
-	for _, e := range entries {
-		x.compiled = append(x.compiled, compiled{pat: e.pat, priority: e.pat.priority})
-		x.usages = append(x.usages, newUsage(e.sts, e.rules))
+	// The patterns are compiled into a text of the index's own.
+	var b textBuilder
+	pats := make([]cpat, len(entries))
+	x := &usageIndex{usages: make([]Usage, len(entries)), classEnd: make([]int32, len(entries))}
+	for i, e := range entries {
+		pats[i] = compilePattern(&b, e.text, b.add(e.text))
+		x.usages[i] = newUsage(e.sts, e.rules)
 	}
-	x.classEnd = make([]int32, len(entries))
 	for r := len(entries) - 1; r >= 0; r-- {
 		end := int32(r + 1)
-		if r+1 < len(entries) && x.compiled[r+1].priority == x.compiled[r].priority {
+		if r+1 < len(entries) && entries[r+1].prio == entries[r].prio {
 			end = x.classEnd[r+1]
 		}
 		x.classEnd[r] = end
 	}
-	var rest []int32
-	x.floating, rest = newFloatIndex(x.compiled)
-	x.byPrefix = newPrefixIndex(x.compiled, rest)
+	x.m = newMatcher(b.String(), pats)
 	return x
 }
 
@@ -214,10 +256,8 @@ func newUsageIndex(rules []UsageRule) *usageIndex {
 // rules as specific matched too, in which case the preference was built
 // for this lookup.
 func (x *usageIndex) lookup(path string) (u Usage, rank int32, tied bool) {
-	n := int32(len(x.compiled))
-	best := n
-	x.byPrefix.best(path, x.compiled, &best)
-	x.floating.best(path, x.compiled, &best)
+	n := int32(len(x.usages))
+	best := x.m.best(path)
 	if best == n {
 		return Usage{}, -1, false
 	}
@@ -230,8 +270,7 @@ func (x *usageIndex) lookup(path string) (u Usage, rank int32, tied bool) {
 	var tiedWith []Usage
 	for at := best; at+1 < end; {
 		next := end
-		x.byPrefix.bestAfter(path, x.compiled, at, &next)
-		x.floating.bestAfter(path, x.compiled, at, &next)
+		x.m.bestAfter(path, at, &next)
 		if next == end {
 			break
 		}

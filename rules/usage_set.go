@@ -10,11 +10,6 @@ package rules
 // any y. So a Content-Usage rule for /research/ does not silence a
 // path-less Content-Signal line on /research/x: the site said both.
 
-import (
-	"slices"
-	"unsafe"
-)
-
 // maxUsagePairs bounds the combinations a file builds ahead of lookups:
 // one for each pair of a group's Content-Usage rank and Content-Signal
 // rank, so that a lookup that finds both copies one. A group has a few
@@ -95,30 +90,35 @@ func (g *Group) HasUsage() bool { return g.usage != nil }
 
 // UsageRules returns the group's Content-Usage and Content-Signal rules in
 // file order; UsageRule.Kind tells them apart.
-func (g *Group) UsageRules() []UsageRule { return slices.Clone(g.usageRules) }
+func (g *Group) UsageRules() []UsageRule {
+	var out []UsageRule
+	for _, si := range g.src.of(g.r.groupSrc) {
+		_, _, end := g.r.sourceEnd(int(si))
+		out = append(out, g.r.usageRules(g.r.sources[si].usage, end)...)
+	}
+	return out
+}
 
 // UsageCanonical returns the usage preference the group's Content-Usage
-// and Content-Signal rules attach to a path made by AppendCanonicalTarget:
-// for each kind, that of the rule with the longest matching path pattern
-// (draft-ietf-aipref-attach-05 §3.1), the two combined
-// (draft-ietf-aipref-vocab-08 §5.1). It does not consult allow and
+// and Content-Signal rules attach to a path in canonical form, as
+// AppendCanonical makes it: for each kind, that of the rule with the
+// longest matching path pattern (draft-ietf-aipref-attach-05 §3.1), the two
+// combined (draft-ietf-aipref-vocab-08 §5.1). It does not consult allow and
 // disallow rules: no preference applies to a path the group disallows
 // (attach-05 §3.1), which the caller tells from DecideCanonical. It does
-// not keep path, and does not allocate but to combine rules with different
-// patterns of the same length that all match, or, in a file past
-// maxUsagePairs, rules of both kinds.
-func (g *Group) UsageCanonical(path []byte) Usage {
+// not allocate but to combine rules with different patterns of the same
+// length that all match, or, in a file past maxUsagePairs, rules of both
+// kinds.
+func (g *Group) UsageCanonical(path string) Usage {
 	if g.usage == nil {
 		return Usage{}
 	}
-	// A view, not a copy, as in DecideCanonical.
-	return g.usage.lookup(unsafe.String(unsafe.SliceData(path), len(path)))
+	return g.usage.lookup(path)
 }
 
-// withUsage adds to an allowing verdict the preference for path.
-func (g *Group) withUsage(v Verdict, path string) Verdict {
+// addUsage adds to an allowing verdict the preference for path.
+func (g *Group) addUsage(v *Verdict, path string) {
 	if v.Allowed && g.usage != nil {
 		v.Usage = g.usage.lookup(path)
 	}
-	return v
 }

@@ -256,7 +256,7 @@ func TestUsageCanonical(t *testing.T) {
 		{"/", "train-ai=n, search=y"},
 	}
 	for _, tt := range tests {
-		path := AppendCanonicalTarget(nil, tt.target)
+		path := canonicalTargetString(tt.target)
 		if got := g.UsageCanonical(path).String(); got != tt.want {
 			t.Errorf("UsageCanonical(%q) = %q, want %q", path, got, tt.want)
 		}
@@ -270,7 +270,7 @@ func TestUsageCanonical(t *testing.T) {
 			t.Errorf("Decide(%q) allocates %v times, want 0", tt.target, n)
 		}
 	}
-	if u := Parse([]byte("User-agent: *\nDisallow: /\n")).Wildcard().UsageCanonical([]byte("/")); u.Found() || u.Line() != 0 || u.Rules() != nil {
+	if u := Parse([]byte("User-agent: *\nDisallow: /\n")).Wildcard().UsageCanonical("/"); u.Found() || u.Line() != 0 || u.Rules() != nil {
 		t.Errorf("UsageCanonical without Content-Usage rules = %+v, want nothing", u)
 	}
 }

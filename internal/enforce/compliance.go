@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
@@ -98,10 +97,7 @@ func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Q
 		ev.Compliance = ComplianceProtective
 		return
 	}
-	// A view of the path for rules' byte API, not a copy: a denial with
-	// its record costs 3 allocations (caddymodule's TestHandlerAllocs),
-	// and a copy would add one.
-	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
+	path := dec.Path
 	target, _ := splitTarget(q.Target) // as sent, origin-form
 	if strings.HasPrefix(target, "?") {
 		target = "/" + target // "http://host?q": an empty path reads as "/"
@@ -157,7 +153,7 @@ func (d *Decider) assess(ev *Evidence, rooms *evidenceRooms, dec *Decision, q *Q
 // allowsListed is allowsAsSent for an undeclared crawler, whose address
 // proves the tokens listed: any group one of them names that allows, or
 // else the "*" group, binding it as a crawler.
-func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target string, path string) (rfc, google bool) {
 	if v.Robots == nil {
 		allowed := !v.DisallowAll || !d.policy.Wildcard.Binds(agent.ClassCrawler)
 		return allowed, allowed
@@ -167,7 +163,7 @@ func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target st
 		if g := v.Robots.Group(tok); g != nil {
 			named = true
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || v.GoogleAllows(g, target, path)
+			google = google || v.GoogleAllows(g, target)
 		}
 	}
 	if named {
@@ -177,7 +173,7 @@ func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target st
 	if g == nil || !d.policy.Wildcard.Binds(agent.ClassCrawler) {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target, path)
+	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target)
 }
 
 // allowsAsSent reports whether version v allows the request as sent, by
@@ -185,7 +181,7 @@ func (d *Decider) allowsListed(v *robotstxt.Snapshot, listed []string, target st
 // Google's (target, as sent), for a client with tokens toks, the "*"
 // group binding it or not: any named group that allows, or else the "*"
 // group.
-func (d *Decider) allowsAsSent(v *robotstxt.Snapshot, toks *agent.Tokens, forged string, bound bool, target string, path []byte) (rfc, google bool) {
+func (d *Decider) allowsAsSent(v *robotstxt.Snapshot, toks *agent.Tokens, forged string, bound bool, target string, path string) (rfc, google bool) {
 	if v.Robots == nil {
 		allowed := !v.DisallowAll || !bound
 		return allowed, allowed
@@ -194,7 +190,7 @@ func (d *Decider) allowsAsSent(v *robotstxt.Snapshot, toks *agent.Tokens, forged
 		for i := 0; i < m.Len(); i++ {
 			g := m.Group(i)
 			rfc = rfc || g.DecideCanonical(path).Allowed
-			google = google || v.GoogleAllows(g, target, path)
+			google = google || v.GoogleAllows(g, target)
 		}
 		return rfc, google
 	}
@@ -202,5 +198,5 @@ func (d *Decider) allowsAsSent(v *robotstxt.Snapshot, toks *agent.Tokens, forged
 	if g == nil || !bound {
 		return true, true
 	}
-	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target, path)
+	return g.DecideCanonical(path).Allowed, v.GoogleAllows(g, target)
 }

@@ -97,7 +97,7 @@ func (jd *Judgement) ReadingPath() string {
 	rd := &jd.scratch.rd
 	for i := 0; i < rd.Len(); i++ {
 		if b, kind := rd.At(i); kind == jd.Reading {
-			return string(b)
+			return strings.Clone(b)
 		}
 	}
 	return strings.Clone(jd.Path)

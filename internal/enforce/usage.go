@@ -1,8 +1,6 @@
 package enforce
 
 import (
-	"unsafe"
-
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -24,9 +22,7 @@ func usageOf(dec *Decision) rules.Usage {
 	if g == nil || !g.HasUsage() {
 		return rules.Usage{}
 	}
-	// A view, not a copy: []byte(dec.Path) would cost every request of a
-	// site with usage rules an allocation (BenchmarkServeHTTP adds none).
-	path := unsafe.Slice(unsafe.StringData(dec.Path), len(dec.Path))
+	path := dec.Path
 	if !dec.Named && dec.Group != g && !g.DecideCanonical(path).Allowed {
 		return rules.Usage{} // attach-05 §3.1: no preference for a path the group disallows
 	}

@@ -187,7 +187,7 @@ func TestPatternAgreesWithRules(t *testing.T) {
 				continue
 			}
 			want := !g.Decide(path).Allowed
-			got := p.match(string(rules.AppendCanonicalTarget(nil, path)))
+			got := p.match(string(rules.AppendCanonical(nil, path)))
 			if got != want {
 				t.Fatalf("pattern %q, path %q: match = %v, rules say %v", pattern, path, got, want)
 			}

@@ -137,10 +137,9 @@ func (r *googleRule) match(path string) bool {
 }
 
 // googleAllows reports whether Google's reading of g allows target, the
-// request target as sent; canonical is its canonical form, which g's own
-// compiled rules match. The google form of g is looked up in idx, built
+// request target as sent. The google form of g is looked up in idx, built
 // with the snapshot, or made here for a snapshot without one.
-func googleAllows(idx *GroupIndex, g *rules.Group, target string, canonical []byte) bool {
+func googleAllows(idx *GroupIndex, g *rules.Group, target string) bool {
 	var gg googleGroup
 	if idx != nil {
 		gg = idx.google[g]
@@ -150,10 +149,7 @@ func googleAllows(idx *GroupIndex, g *rules.Group, target string, canonical []by
 	if gg == nil {
 		// Patterns compare in canonical form either way; only the path's
 		// spelling can differ, and it is matched as sent.
-		if target == string(canonical) {
-			return g.DecideCanonical(canonical).Allowed
-		}
-		return g.DecideCanonical([]byte(target)).Allowed
+		return g.DecideCanonical(target).Allowed
 	}
 	return gg.allows(target)
 }

@@ -122,7 +122,7 @@ func TestChooseGroups(t *testing.T) {
 // allowedByAll decides target against every group of m, as the caller does
 // under the conservative rule.
 func allowedByAll(m *Match, target string) bool {
-	path := rules.AppendCanonicalTarget(nil, target)
+	path := string(rules.AppendCanonical(nil, target))
 	for i := range m.Len() {
 		if !m.Group(i).DecideCanonical(path).Allowed {
 			return false

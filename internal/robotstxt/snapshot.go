@@ -227,10 +227,9 @@ func NewUnavailable(prev *Snapshot, source string, status int, at time.Time) *Sn
 func (s *Snapshot) Groups() *GroupIndex { return s.groups }
 
 // GoogleAllows reports whether Google's reading of group g of this
-// version allows target, whose canonical form is canonical (see
-// google.go).
-func (s *Snapshot) GoogleAllows(g *rules.Group, target string, canonical []byte) bool {
-	return googleAllows(s.groups, g, target, canonical)
+// version allows target, the path and query as sent (see google.go).
+func (s *Snapshot) GoogleAllows(g *rules.Group, target string) bool {
+	return googleAllows(s.groups, g, target)
 }
 
 // VersionUnavailable names the version of no file: what a client is

@@ -49,10 +49,17 @@ func (f *fileEvents) last() Event {
 // rewrite writes body to path with the modification time mod.
 func rewrite(t *testing.T, path, body string, mod time.Time) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+	// Written aside and renamed into place, as an operator's tooling
+	// does: the periodic look never reads a file half written, whose
+	// partial body would be a version of its own.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(path, mod, mod); err != nil {
+	if err := os.Chtimes(tmp, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
