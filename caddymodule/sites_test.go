@@ -73,10 +73,10 @@ func TestSiteKeys(t *testing.T) {
 		{unitClientRequest("example.com:443", nil), "https://example.com"},
 		{plain("Example.COM:8080", 8080), "http://example.com:8080"},
 		{plain("example.com:08080", 8080), "http://example.com:8080"},
-		{plain("example.com:9999", 8080), "http://example.com:8080"},
-		{plain("example.com", 8080), "http://example.com:8080"},
+		{plain("example.com:9999", 8080), "http://example.com"},
+		{plain("example.com", 8080), "http://example.com"},
 		{plain("[::1]:8080", 8080), "http://localhost:8080"},
-		{plain("127.1", 8080), "http://localhost:8080"},
+		{plain("127.1", 8080), "http://localhost"},
 		{unitClientRequest("a..b", nil), ""},
 		{unitClientRequest("", nil), ""},
 	} {

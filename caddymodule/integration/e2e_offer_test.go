@@ -178,15 +178,13 @@ func TestE2ERobotsTxtLog(t *testing.T) {
 	c.get(0, "down.test", "/page", e2eGPTBot)
 
 	lines := c.lines("robots.log", logger, 3)
-	// A site is named with the listener's port, whatever the Host writes.
-	port := strings.TrimPrefix(c.addr(0), "127.0.0.1")
-	source := "http://site.test" + port + "/robots.txt"
+	source := "http://site.test/robots.txt"
 	want := []e2eRecord{
-		{"level": "info", "msg": "robots.txt in force", "host": "site.test" + port, "robots_source": source,
+		{"level": "info", "msg": "robots.txt in force", "host": "site.test", "robots_source": source,
 			"access": "available", "http_status": 200.0, "robots_hash": e2eHash(e2eRobots), "previous_hash": ""},
-		{"level": "info", "msg": "robots.txt in force", "host": "site.test" + port, "robots_source": source,
+		{"level": "info", "msg": "robots.txt in force", "host": "site.test", "robots_source": source,
 			"access": "available", "http_status": 200.0, "robots_hash": e2eHash(e2eLifted), "previous_hash": e2eHash(e2eRobots)},
-		{"level": "warn", "msg": "robots.txt could not be fetched", "host": "down.test" + port, "robots_source": "http://down.test" + port + "/robots.txt",
+		{"level": "warn", "msg": "robots.txt could not be fetched", "host": "down.test", "robots_source": "http://down.test/robots.txt",
 			"access": "unreachable", "http_status": 503.0, "failures": 1.0, "disallow_all": true},
 	}
 	if len(lines) != len(want) {

@@ -85,7 +85,7 @@ http://:<PORT3> {
 		{"3", "file:" + filepath.ToSlash(file), "page /public.html"},
 		{"2", "inline", "page /public.html"},
 		{"4", remote.URL + "/rules.txt", "page /public.html"},
-		{"6", "http://localhost:" + strings.TrimPrefix(c.addr(3), "127.0.0.1:") + "/robots.txt", "public page"}, // the site's scheme; the loopback is one site
+		{"6", "http://localhost:" + strings.TrimPrefix(c.addr(3), "127.0.0.1:") + "/robots.txt", "public page"}, // the site's scheme; the loopback by any address is "localhost"
 	} {
 		r := c.get(port, "", "/private/x.html", e2eGPTBot)
 		if r.status != http.StatusForbidden || r.header.Get("X-Robots") != "deny "+tc.line {

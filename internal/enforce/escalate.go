@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
 
@@ -34,7 +35,7 @@ func (j *Judge) escalation(jd *Judgement) {
 	}
 	if jd.Bound && jd.Token != "" {
 		proven := jd.Identity.Outcome == verify.Verified
-		if e := j.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.clientAddr(), proven, jd.clock()); e != nil {
+		if e := j.cfg.Violators.Lookup(jd.escalationSite(), jd.Token, jd.clientAddr(), proven, jd.clock()); e != nil {
 			j.escalated(jd, e)
 			return
 		}
@@ -64,7 +65,7 @@ func (j *Judge) provenEscalation(jd *Judgement) {
 		}
 	}
 	for _, tok := range toks {
-		e := j.cfg.Violators.Lookup(jd.req.Site, tok, jd.clientAddr(), true, jd.clock())
+		e := j.cfg.Violators.Lookup(jd.escalationSite(), tok, jd.clientAddr(), true, jd.clock())
 		if e == nil {
 			continue
 		}
@@ -105,7 +106,7 @@ func (j *Judge) escalate(jd *Judgement) {
 	}
 	proven := jd.Identity.Outcome == verify.Verified
 	req := &jd.req
-	jd.Escalated = j.cfg.Violators.Begin(req.Site, jd.Token, jd.clientAddr(), proven, jd.clock(), d,
+	jd.Escalated = j.cfg.Violators.Begin(jd.escalationSite(), jd.Token, jd.clientAddr(), proven, jd.clock(), d,
 		Escalation{Site: req.Site, URI: req.URI, Versions: jd.Evidence.Versions})
 }
 
@@ -114,3 +115,9 @@ func (j *Judge) escalate(jd *Judgement) {
 func userTriggered(jd *Judgement) bool {
 	return jd.Token != "" && agent.UserTriggered(jd.Token)
 }
+
+// escalationSite returns the site an escalation is kept for: the request's
+// site without its port (robotstxt.SiteHost), so that a violator that
+// writes the Host another way (with the listener's port or without it)
+// escapes nothing.
+func (jd *Judgement) escalationSite() string { return robotstxt.SiteHost(jd.req.Site) }

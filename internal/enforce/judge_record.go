@@ -61,7 +61,7 @@ func (jd *Judgement) escalation() *Escalation {
 		return jd.Escalation
 	}
 	verified := jd.Identity.Outcome == verify.Verified
-	return jd.judge.cfg.Violators.Lookup(jd.req.Site, jd.Token, jd.clientAddr(), verified, jd.clock())
+	return jd.judge.cfg.Violators.Lookup(jd.escalationSite(), jd.Token, jd.clientAddr(), verified, jd.clock())
 }
 
 // BotClass says how robots.txt saw the client, as records write it:

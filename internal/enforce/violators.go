@@ -321,7 +321,7 @@ func (v *Violators) Restore(saved []EscalatedCrawler, now time.Time) {
 			}
 			addr = a
 		}
-		k, ok := keyOf(s.Site, s.Token, addr, proven)
+		k, ok := keyOf(robotstxt.SiteHost(s.Site), s.Token, addr, proven)
 		if !ok || !now.Before(s.Until) || s.Until.Sub(s.Since) <= 0 {
 			continue
 		}

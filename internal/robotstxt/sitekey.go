@@ -30,30 +30,30 @@ const MaxHostNameLength = 253
 //     writes it, an IPv4-mapped IPv6 literal as the IPv4 address;
 //   - the loopback host, by any name or address ("localhost",
 //     "a.localhost", "127.0.0.1", "[::1]", RFC 6761 §6.3), is "localhost";
-//   - the port is the listener's, whatever port the client writes or
-//     leaves out, and is left out when it is the scheme's default: any
-//     port a client writes reaches the same listener, and the same site,
-//     so "victim.test:1", "victim.test:0009301", "victim.test" and
-//     "VICTIM.test." are all "https://victim.test" on port 443. With no
-//     listener known, only a port the Host writes is kept, and only when
-//     it is not the default.
+//   - the port is kept only when it is the listener's own and not the
+//     scheme's default: any other port a client writes reaches the same
+//     listener, and the same site, so "victim.test:1",
+//     "victim.test:0009301" and "VICTIM.test." are all
+//     "https://victim.test". A Host that leaves the listener's port out
+//     is kept without it, as a site whose instances listen on different
+//     ports behind one balancer, which passes the client's Host on, is
+//     one site for all of them; what a client's requests bring on a site
+//     (an escalation) is keyed by its host alone (see SiteHost), so that
+//     leaving the port out escapes nothing.
 //
 // A client therefore cannot make up keys beyond the host names the server
-// answers to. It allocates only for a key it has to build.
+// answers to, each with at most two spellings. It allocates only for a
+// key it has to build.
 func SiteKey(scheme, hostHeader, localPort string) (string, bool) {
 	host, port := splitHostPort(hostHeader)
 	host, ok := canonicalHostName(host)
 	if !ok || (scheme != "http" && scheme != "https") {
 		return "", false
 	}
-	if listener, err := strconv.ParseUint(localPort, 10, 16); err == nil {
-		port = ""
-		if listener != defaultPort(scheme) {
-			port = strconv.FormatUint(listener, 10)
-		}
-	} else if port != "" {
+	if port != "" {
 		n, err := strconv.ParseUint(strings.TrimLeft(port, "0"), 10, 16)
-		if err != nil || n == defaultPort(scheme) || n == 0 {
+		listener, lerr := strconv.ParseUint(localPort, 10, 16)
+		if err != nil || lerr != nil || n != listener || n == defaultPort(scheme) {
 			port = ""
 		} else {
 			port = strconv.FormatUint(n, 10)
@@ -63,6 +63,27 @@ func SiteKey(scheme, hostHeader, localPort string) (string, bool) {
 		return scheme + "://" + host, true
 	}
 	return scheme + "://" + host + ":" + port, true
+}
+
+// SiteHost returns a site key without its port: the scheme and host. A
+// Host written with the listener's port and one that leaves it out are
+// two keys of one site (see SiteKey); consequences that follow a client
+// across every spelling of a site key it by this.
+func SiteHost(key string) string {
+	scheme, rest, ok := strings.Cut(key, "://")
+	if !ok {
+		return key
+	}
+	if strings.HasPrefix(rest, "[") {
+		if i := strings.IndexByte(rest, ']'); i >= 0 {
+			return scheme + "://" + rest[:i+1]
+		}
+		return key
+	}
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+		return scheme + "://" + rest[:i]
+	}
+	return key
 }
 
 func defaultPort(scheme string) uint64 {

@@ -26,26 +26,23 @@ func TestSiteKey(t *testing.T) {
 		{"https", "victim.test:", "443", "https://victim.test", true},
 		{"https", "victim.test:99999999999999999999", "443", "https://victim.test", true},
 		{"https", "VICTIM.test.:8443", "443", "https://victim.test", true},
-		// The listener's own port, when not the default, is the key's,
-		// whether the Host writes it or not.
+		// The listener's own port, when not the default, is kept; a Host
+		// that leaves it out keeps none (see SiteHost).
 		{"http", "localhost:8081", "8081", "http://localhost:8081", true},
 		{"http", "localhost:08081", "8081", "http://localhost:8081", true},
-		{"http", "localhost", "8081", "http://localhost:8081", true},
-		{"http", "example.com:1", "8081", "http://example.com:8081", true},
-		// With no listener known, the Host's port, unless the default.
-		{"http", "localhost:8081", "", "http://localhost:8081", true},
-		{"http", "example.com:80", "", "http://example.com", true},
-		{"http", "example.com", "", "http://example.com", true},
+		{"http", "localhost", "8081", "http://localhost", true},
+		{"http", "example.com:1", "8081", "http://example.com", true},
+		{"http", "localhost:8081", "", "http://localhost", true},
 		// The loopback host, by any name or address, is one site.
 		{"http", "127.0.0.1:8081", "8081", "http://localhost:8081", true},
-		{"http", "127.1", "8081", "http://localhost:8081", true},
-		{"http", "127.0.0.2", "8081", "http://localhost:8081", true},
-		{"http", "LOCALHOST.", "8081", "http://localhost:8081", true},
-		{"http", "app.localhost", "8081", "http://localhost:8081", true},
+		{"http", "127.1", "8081", "http://localhost", true},
+		{"http", "127.0.0.2:8081", "8081", "http://localhost:8081", true},
+		{"http", "LOCALHOST.", "8081", "http://localhost", true},
+		{"http", "app.localhost:8081", "8081", "http://localhost:8081", true},
 		{"http", "[::1]:8081", "8081", "http://localhost:8081", true},
-		{"http", "[0:0::1]", "8081", "http://localhost:8081", true},
-		{"http", "[::ffff:127.0.0.1]", "8081", "http://localhost:8081", true},
-		{"http", "[2001:DB8::1]:1", "8081", "http://[2001:db8::1]:8081", true},
+		{"http", "[0:0::1]", "8081", "http://localhost", true},
+		{"http", "[::ffff:127.0.0.1]", "8081", "http://localhost", true},
+		{"http", "[2001:DB8::1]:1", "8081", "http://[2001:db8::1]", true},
 		// An IPv4 address in any form a client's resolver reads.
 		{"https", "192.0.2.1", "443", "https://192.0.2.1", true},
 		{"https", "192.0.513", "443", "https://192.0.2.1", true},
@@ -107,4 +104,20 @@ func FuzzSiteKey(f *testing.F) {
 			t.Fatalf("SiteKey(%q) = %q, which the Store refuses: %v", host, key, err)
 		}
 	})
+}
+
+// TestSiteHost checks that every spelling of a site has one host key.
+func TestSiteHost(t *testing.T) {
+	for _, tt := range []struct{ key, want string }{
+		{"http://localhost:8081", "http://localhost"},
+		{"http://localhost", "http://localhost"},
+		{"https://example.com", "https://example.com"},
+		{"http://[2001:db8::1]:8080", "http://[2001:db8::1]"},
+		{"http://[2001:db8::1]", "http://[2001:db8::1]"},
+		{"inline", "inline"},
+	} {
+		if got := SiteHost(tt.key); got != tt.want {
+			t.Errorf("SiteHost(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
 }
