@@ -2,6 +2,8 @@ package audit
 
 import (
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // Limits of an Auditor, each with its reason.
@@ -203,6 +205,9 @@ func (a *Auditor) line(b []byte, st *LineCounts) {
 func (a *Auditor) add(rec *rawRecord, ns int64, timed bool, inst uint32) {
 	a.countMissing(rec, timed)
 	c := a.row(rec)
+	if rec.has&hasFetcherClass != 0 && string(rec.fetcherClass) == record.FetcherUserTriggered {
+		c.userTriggered = true
+	}
 	recorded := rec.outcome
 	var rj rejudgement
 	if a.merged {

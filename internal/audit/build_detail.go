@@ -48,7 +48,7 @@ func (a *Auditor) detailOf(c *crawler) Detail {
 func (e *requestEntry) report() Request {
 	r := Request{
 		Instance: e.instance, Method: e.method, Target: e.target, TargetCut: e.targetCut,
-		ClientIP: e.clientIP, UserAgent: e.userAgent, Rule: e.rule, RuleLine: e.ruleLine, RobotsHash: e.hash,
+		ClientIP: e.clientIP, UserAgent: e.userAgent, Reason: e.reason, Rule: e.rule, RuleLine: e.ruleLine, RobotsHash: e.hash,
 		JudgedVersions: e.versions, Served: e.served,
 		Recorded: outcomeName(e.recorded), Compliance: outcomeName(e.counted),
 	}

@@ -154,7 +154,7 @@ type requestEntry struct {
 	method, target      string
 	targetCut           bool
 	clientIP, userAgent string
-	rule                string
+	rule, reason        string
 	ruleLine            int64
 	hash                string
 	versions            []string
@@ -229,7 +229,7 @@ func newRequestEntry(rec *rawRecord, ns int64, timed bool, instance string, rj *
 		ns: ns, instance: instance,
 		method: string(cut(rec.reqMethod, 16)), target: string(cut(rec.uri, maxTargetLength)), targetCut: len(rec.uri) > maxTargetLength,
 		clientIP: string(cut(rec.clientIP, maxClientIPLength)), userAgent: string(rec.userAgent),
-		rule: string(cut(rec.rule, MaxPathLength)), hash: string(cut(rec.hash, maxVersionName)),
+		rule: string(cut(rec.rule, MaxPathLength)), reason: string(cut(rec.reason, 32)), hash: string(cut(rec.hash, maxVersionName)),
 		versions: slices.Clone(rj.versions), served: rj.served,
 		recorded: recorded, counted: rj.outcome,
 	}

@@ -60,8 +60,11 @@ type Request struct {
 	TargetCut bool   `json:"target_cut,omitempty"`
 	ClientIP  string `json:"client_ip"`
 	UserAgent string `json:"user_agent"`
-	// Rule and RuleLine are the deciding rule of RobotsHash, the version
-	// in force that decided, as the record gives them.
+	// Reason is the decision's reason (named_group: the group naming the
+	// crawler's token decided; wildcard_group: the "*" group). Rule and
+	// RuleLine are the deciding rule of RobotsHash, the version in force
+	// that decided, as the record gives them.
+	Reason     string `json:"reason"`
 	Rule       string `json:"rule"`
 	RuleLine   int64  `json:"rule_line"`
 	RobotsHash string `json:"robots_hash"`

@@ -70,6 +70,34 @@ type VersionText struct {
 	Body []byte
 	// Robots is Body parsed, as the handler parses it.
 	Robots *rules.Robots
+	lines  []int // where each line starts, once Line needs them
+}
+
+// Line returns line n (from 1) of the body as the file has it, as package
+// rules numbers lines: CR, LF and CRLF each end one; "" past the end.
+func (vt *VersionText) Line(n int) string {
+	if vt.lines == nil {
+		vt.lines = append(vt.lines, 0)
+		for i := 0; i < len(vt.Body); i++ {
+			switch vt.Body[i] {
+			case '\r':
+				if i+1 < len(vt.Body) && vt.Body[i+1] == '\n' {
+					i++
+				}
+				fallthrough
+			case '\n':
+				vt.lines = append(vt.lines, i+1)
+			}
+		}
+	}
+	if n < 1 || n > len(vt.lines) {
+		return ""
+	}
+	end := len(vt.Body)
+	if n < len(vt.lines) {
+		end = vt.lines[n]
+	}
+	return strings.TrimRight(string(vt.Body[vt.lines[n-1]:end]), "\r\n")
 }
 
 // Texts finds versions' bodies in a storage directory.
