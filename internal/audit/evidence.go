@@ -208,6 +208,7 @@ func NewEvidence(agent string, r *Report, texts *Texts) *Evidence {
 	for _, c := range r.Forgeries {
 		ev.Forged = append(ev.Forged, ForgedCount{Site: c.Host, Requests: c.Requests, Denied: c.Denied})
 	}
+	ev.Merge.Texts = texts.stats() // with the versions the evidence quotes
 	return ev
 }
 
