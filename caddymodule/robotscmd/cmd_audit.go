@@ -73,9 +73,9 @@ it to the table. --top sets how many disallowed paths are listed per
 crawler (10; at most 64, the paths counted per crawler).
 
 --storage DIR names a copy of Caddy's storage (its data directory, or a
-file_system storage's root): the texts of the robots.txt versions are found
-under DIR/robots_enforce/, each taken only when its content hashes to its
-name. The merged judgement reads versions with them; without a version's
+file_system storage's root), once per storage when instances have their
+own: the texts of the robots.txt versions are found under
+DIR/robots_enforce/, each taken only when its content hashes to its name. The merged judgement reads versions with them; without a version's
 text, a version the records do not judge counts as allowing.
 
 --evidence TOKEN writes the evidence of one crawler (filtered as above) to
@@ -107,7 +107,7 @@ cannot be read, or an output file that cannot be written.`,
 	fs.StringP("output", "o", "", "write the report to this file instead of standard output")
 	fs.Int("top", audit.DefaultTopPaths, "how many disallowed paths to list per crawler")
 	fs.Bool("detail", false, "list each row's detail in the table format too")
-	fs.String("storage", "", "a copy of Caddy's storage, where the robots.txt versions' texts are found")
+	fs.StringArray("storage", nil, "a copy of Caddy's storage, where the robots.txt versions' texts are found (repeat it for instances with storages of their own)")
 	fs.String("evidence", "", "write the evidence of this product token to --output (HTML) and its JSON twin")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		fl := caddycmd.Flags{FlagSet: cmd.Flags()}
@@ -124,7 +124,7 @@ type auditOptions struct {
 	output   string
 	inputs   []string // patterns expanded
 	detail   bool
-	storage  string
+	storage  []string
 	evidence string // a product token
 }
 
@@ -160,7 +160,8 @@ func readAuditOptions(fl caddycmd.Flags, now time.Time) (auditOptions, error) {
 	if o.opts.TopPaths = fl.Int("top"); o.opts.TopPaths < 1 || o.opts.TopPaths > audit.DefaultPathCounters {
 		errs = append(errs, fmt.Errorf("--top %d: want 1 to %d", o.opts.TopPaths, audit.DefaultPathCounters))
 	}
-	o.detail, o.storage, o.evidence = fl.Bool("detail"), fl.String("storage"), fl.String("evidence")
+	o.storage, _ = fl.FlagSet.GetStringArray("storage")
+	o.detail, o.evidence = fl.Bool("detail"), fl.String("evidence")
 	if o.evidence != "" {
 		switch {
 		case !rules.IsProductToken(o.evidence):
@@ -208,8 +209,8 @@ func runAudit(fl caddycmd.Flags, stdin io.Reader, out, errOut io.Writer, now tim
 			return exitUsage, fmt.Errorf("robots audit: %w", err)
 		}
 	}
-	if o.storage != "" {
-		if o.opts.Texts, err = audit.OpenTexts(o.storage); err != nil {
+	if len(o.storage) > 0 {
+		if o.opts.Texts, err = audit.OpenTexts(o.storage...); err != nil {
 			return exitUsage, fmt.Errorf("robots audit: --storage: %w", err)
 		}
 	}

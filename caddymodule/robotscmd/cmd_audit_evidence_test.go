@@ -101,7 +101,7 @@ func TestAuditEvidenceCommand(t *testing.T) {
 	status, err, _, _ = auditRun(t, nil, "--evidence", "ExampleBot", "--storage", storage, "--output", out, auditV3)
 	b, _ = os.ReadFile(filepath.Join(dir, "gptbot.json"))
 	ev = audit.Evidence{}
-	if jerr := json.Unmarshal(b, &ev); status != exitOK || err != nil || jerr != nil || ev.Merge.Texts.Mismatched != 1 || ev.Merge.Texts.Storage != storage {
+	if jerr := json.Unmarshal(b, &ev); status != exitOK || err != nil || jerr != nil || ev.Merge.Texts.Mismatched != 1 || len(ev.Merge.Texts.Storage) != 1 || ev.Merge.Texts.Storage[0] != storage {
 		t.Errorf("with a storage: status %d, %v, %v, texts %+v", status, err, jerr, ev.Merge.Texts)
 	}
 

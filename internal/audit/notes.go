@@ -146,8 +146,8 @@ func (r *Report) mergeNotes() []string {
 	}
 	if m.Unknown > 0 {
 		what := "no text was found (give the storage directory, --storage)"
-		if m.Texts.Storage != "" {
-			what = "no text was found in " + clean(m.Texts.Storage)
+		if len(m.Texts.Storage) > 0 {
+			what = "no text was found in " + clean(strings.Join(m.Texts.Storage, ", "))
 		}
 		n = append(n, fmt.Sprintf("%s judged again against a version the audit could not read (%s, or a reading it cannot tell): counted as allowing, as the handler counts a version it no longer knows.",
 			pluralVerb(m.Unknown, "denial was", "denials were"), what))

@@ -132,8 +132,8 @@ type MergeStats struct {
 
 // TextStats says what was found of the versions' texts.
 type TextStats struct {
-	// Storage is the storage directory given ("" for none).
-	Storage string `json:"storage,omitempty"`
+	// Storage are the storage directories given.
+	Storage []string `json:"storage,omitempty"`
 	// Read are the versions whose text was read; Missing those asked for
 	// whose text was not found, with why (TextMissing, ...).
 	Read    []string          `json:"read,omitempty"`

@@ -100,10 +100,10 @@ func (vt *VersionText) Line(n int) string {
 	return strings.TrimRight(string(vt.Body[vt.lines[n-1]:end]), "\r\n")
 }
 
-// Texts finds versions' bodies in a storage directory.
+// Texts finds versions' bodies in storage directories.
 type Texts struct {
-	// Dir is the storage root given, "" for none.
-	Dir string
+	// Dirs are the storage roots given.
+	Dirs []string
 	// files are the candidates by version name: the paths of files named
 	// by a SHA-256 that starts with it.
 	files  map[string][]string
@@ -120,38 +120,41 @@ type textResult struct {
 	reason string
 }
 
-// OpenTexts walks dir/robots_enforce and notes every file named like a
-// SHA-256 (64 lower-case hex digits). It fails when dir cannot be read,
-// or holds no robots_enforce directory.
-func OpenTexts(dir string) (*Texts, error) {
-	t := &Texts{Dir: dir, files: make(map[string][]string)}
-	root := filepath.Join(dir, TextsDir)
-	fi, err := os.Stat(root)
-	if err != nil {
-		return nil, fmt.Errorf("storage %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("storage %s: %s is not a directory", dir, root)
-	}
+// OpenTexts walks dir/robots_enforce of each storage directory given (the
+// instances of a fleet that share no storage have one each) and notes
+// every file named like a SHA-256 (64 lower-case hex digits). It fails
+// when a directory cannot be read, or holds no robots_enforce directory.
+func OpenTexts(dirs ...string) (*Texts, error) {
+	t := &Texts{Dirs: dirs, files: make(map[string][]string)}
 	n := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, dir := range dirs {
+		root := filepath.Join(dir, TextsDir)
+		fi, err := os.Stat(root)
 		if err != nil {
-			return nil // an unreadable directory holds nothing usable
+			return nil, fmt.Errorf("storage %s: %w", dir, err)
 		}
-		if !d.Type().IsRegular() || !isHexSum(d.Name()) {
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("storage %s: %s is not a directory", dir, root)
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // an unreadable directory holds nothing usable
+			}
+			if !d.Type().IsRegular() || !isHexSum(d.Name()) {
+				return nil
+			}
+			if n >= MaxTextFiles {
+				t.Skipped++
+				return nil
+			}
+			n++
+			name := d.Name()[:16]
+			t.files[name] = append(t.files[name], path)
 			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("storage %s: %w", dir, err)
 		}
-		if n >= MaxTextFiles {
-			t.Skipped++
-			return nil
-		}
-		n++
-		name := d.Name()[:16]
-		t.files[name] = append(t.files[name], path)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("storage %s: %w", dir, err)
 	}
 	return t, nil
 }
@@ -274,7 +277,7 @@ func (t *Texts) stats() TextStats {
 	if t == nil {
 		return TextStats{}
 	}
-	st := TextStats{Storage: t.Dir, Skipped: t.Skipped, Mismatched: t.Mismatched}
+	st := TextStats{Storage: t.Dirs, Skipped: t.Skipped, Mismatched: t.Mismatched}
 	for name, r := range t.loaded {
 		if r.text != nil {
 			st.Read = append(st.Read, name)
