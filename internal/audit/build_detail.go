@@ -18,9 +18,7 @@ const maxFetchesListed = 64
 // detailOf returns the report's detail of row c.
 func (a *Auditor) detailOf(c *crawler) Detail {
 	d := Detail{ClientAddresses: []AddressCount{}, UserAgents: []UserAgentCount{}, ViolatingRequests: []Request{}}
-	for _, ac := range c.detail.addrs {
-		d.ClientAddresses = append(d.ClientAddresses, *ac)
-	}
+	d.ClientAddresses = append(d.ClientAddresses, c.detail.addresses()...)
 	slices.SortFunc(d.ClientAddresses, func(x, y AddressCount) int {
 		return cmp.Or(cmp.Compare(y.Requests, x.Requests), cmp.Compare(x.Address, y.Address))
 	})

@@ -41,8 +41,14 @@ const (
 
 // rowDetail is a row's detail.
 type rowDetail struct {
+	// addrs count the exact addresses, until there are more than
+	// MaxClientIPs; then prefixes counts them by prefix (prefixBits 24:
+	// /24 and /64; 16: /16 and /48), and other those past every prefix
+	// kept and those that are no address.
 	addrs      map[string]*AddressCount
-	prefixBits int // 0: exact addresses; then 24 (IPv4; /64 for IPv6), then 16 (/48)
+	prefixes   map[netip.Prefix]*AddressCount
+	prefixBits int
+	other      AddressCount
 	uas        *spaceSaving
 	violations requestList
 	grace      requestList
@@ -52,28 +58,42 @@ type rowDetail struct {
 // Addresses are counted exactly up to MaxClientIPs; past it, all of the
 // row's by /24 (IPv4) and /64 (IPv6) prefix, and past maxPrefixes of
 // those by /16 and /48; past that, as OtherAddresses. Which form a row
-// shows depends only on how many addresses it came from.
+// shows depends only on how many addresses it came from, not on their
+// order.
 func (d *rowDetail) addAddress(ip []byte, violation bool) {
-	if d.addrs == nil {
-		d.addrs = make(map[string]*AddressCount, 4)
-	}
-	key := string(cut(ip, maxClientIPLength))
-	if d.prefixBits != 0 {
-		key = prefixOf(key, d.prefixBits)
-	}
-	a := d.addrs[key]
-	if a == nil {
-		limit := MaxClientIPs
-		if d.prefixBits > 0 {
-			limit = maxPrefixes
+	ip = cut(ip, maxClientIPLength)
+	var a *AddressCount
+	switch {
+	case d.prefixBits == 0:
+		if a = d.addrs[string(ip)]; a == nil {
+			if len(d.addrs) >= MaxClientIPs {
+				d.coarsen()
+				d.addAddress(ip, violation)
+				return
+			}
+			if d.addrs == nil {
+				d.addrs = make(map[string]*AddressCount, 4)
+			}
+			a = &AddressCount{Address: string(ip)}
+			d.addrs[a.Address] = a
 		}
-		if len(d.addrs) >= limit && d.prefixBits != -1 {
-			d.coarsen()
-			d.addAddress(ip, violation)
-			return
+	case d.prefixBits > 0:
+		p, ok := prefixOf(string(ip), d.prefixBits)
+		if !ok {
+			a = &d.other
+			break
 		}
-		a = &AddressCount{Address: key}
-		d.addrs[key] = a
+		if a = d.prefixes[p]; a == nil {
+			if len(d.prefixes) >= maxPrefixes {
+				d.coarsen()
+				d.addAddress(ip, violation)
+				return
+			}
+			a = &AddressCount{}
+			d.prefixes[p] = a
+		}
+	default:
+		a = &d.other
 	}
 	a.Requests++
 	if violation {
@@ -83,6 +103,8 @@ func (d *rowDetail) addAddress(ip []byte, violation bool) {
 
 // coarsen folds the row's addresses into the next wider prefixes.
 func (d *rowDetail) coarsen() {
+	old, oldPrefixes := d.addrs, d.prefixes
+	d.addrs = nil
 	switch d.prefixBits {
 	case 0:
 		d.prefixBits = 24
@@ -91,21 +113,28 @@ func (d *rowDetail) coarsen() {
 	default:
 		d.prefixBits = -1 // every address is OtherAddresses from now
 	}
-	old := d.addrs
-	d.addrs = make(map[string]*AddressCount, len(old))
-	for k, a := range old {
-		if d.prefixBits > 0 && k != OtherAddresses {
-			k = prefixOf(k, d.prefixBits)
-		} else {
-			k = OtherAddresses
-		}
-		n := d.addrs[k]
-		if n == nil {
-			n = &AddressCount{Address: k}
-			d.addrs[k] = n
+	d.prefixes = nil
+	if d.prefixBits > 0 {
+		d.prefixes = make(map[netip.Prefix]*AddressCount)
+	}
+	fold := func(p netip.Prefix, ok bool, a *AddressCount) {
+		n := &d.other
+		if ok && d.prefixBits > 0 {
+			if n = d.prefixes[p]; n == nil {
+				n = &AddressCount{}
+				d.prefixes[p] = n
+			}
 		}
 		n.Requests += a.Requests
 		n.Violations += a.Violations
+	}
+	for k, a := range old {
+		p, ok := prefixOf(k, d.prefixBits)
+		fold(p, ok, a)
+	}
+	for p, a := range oldPrefixes {
+		q, err := p.Addr().Prefix(prefixLength(p.Addr(), d.prefixBits))
+		fold(q, err == nil && d.prefixBits > 0, a)
 	}
 }
 
@@ -113,30 +142,47 @@ func (d *rowDetail) coarsen() {
 // those that are no IP address.
 const OtherAddresses = "(other)"
 
-// prefixOf returns an address's prefix: /bits of IPv4, /(2*bits+16) of
-// IPv6 (24 gives /64, 16 gives /48); OtherAddresses for a string that is
-// no address, or for bits -1.
-func prefixOf(s string, bits int) string {
+// prefixOf returns an address's prefix of bits (see prefixLength), and
+// false for a string that is no address, or for bits -1.
+func prefixOf(s string, bits int) (netip.Prefix, bool) {
 	if bits < 0 {
-		return OtherAddresses
+		return netip.Prefix{}, false
 	}
 	addr, err := netip.ParseAddr(s)
 	if err != nil {
-		if p, err := netip.ParsePrefix(s); err == nil {
-			addr = p.Addr() // already a prefix: fold it further
-		} else {
-			return OtherAddresses
-		}
+		return netip.Prefix{}, false
 	}
 	addr = addr.Unmap().WithZone("")
+	p, err := addr.Prefix(prefixLength(addr, bits))
+	return p, err == nil
+}
+
+// prefixLength is /bits of IPv4, /(2*bits+16) of IPv6: 24 gives /24 and
+// /64, 16 gives /16 and /48.
+func prefixLength(addr netip.Addr, bits int) int {
 	if addr.Is6() {
-		bits = 2*bits + 16
+		return 2*bits + 16
 	}
-	p, err := addr.Prefix(bits)
-	if err != nil {
-		return OtherAddresses
+	return bits
+}
+
+// addresses returns the row's address counts.
+func (d *rowDetail) addresses() []AddressCount {
+	var out []AddressCount
+	for _, a := range d.addrs {
+		out = append(out, *a)
 	}
-	return p.String()
+	for p, a := range d.prefixes {
+		c := *a
+		c.Address = p.String()
+		out = append(out, c)
+	}
+	if d.other.Requests > 0 {
+		c := d.other
+		c.Address = OtherAddresses
+		out = append(out, c)
+	}
+	return out
 }
 
 // addUserAgent counts a User-Agent header.

@@ -41,32 +41,34 @@ import (
 const DuplicateWindow = time.Second
 
 // MaxDuplicateChecks bounds the denials checked for copies: 24 octets
-// each, some 40 MiB with the map's own.
-const MaxDuplicateChecks = 1 << 20
+// each, 48 MiB for all.
+const MaxDuplicateChecks = 1 << 21
 
-// dupEntry is one denial noted: its time and instance, how many identical
-// copies of it the first pass read, how many the second has counted, and
-// whether another record of its request counts for it.
+// dupEntry is one denial noted: what makes it one request (fp), its time
+// and instance, how many identical copies of it the first pass read, how
+// many the second has counted, and whether another record of its request
+// counts for it.
 type dupEntry struct {
+	fp       uint64
 	ns       int64
 	instance uint32
-	copies   uint16
-	counted  uint16
+	copies   uint8 // saturating
+	counted  uint8
 	dup      bool
 }
 
-// duplicates finds the records of one request.
+// duplicates finds the records of one request. The first pass appends
+// entries; group sorts them by fingerprint and time, after which the
+// second pass finds each by binary search: no map, 24 octets a denial.
 type duplicates struct {
-	seed      maphash.Seed
-	m         map[uint64][]dupEntry
-	n         int
+	entries   []dupEntry
 	unchecked int64
 	h         maphash.Hash
 }
 
 func newDuplicates() duplicates {
-	d := duplicates{seed: maphash.MakeSeed(), m: make(map[uint64][]dupEntry)}
-	d.h.SetSeed(d.seed)
+	var d duplicates
+	d.h.SetSeed(maphash.MakeSeed())
 	return d
 }
 
@@ -90,70 +92,82 @@ func (d *duplicates) fingerprint(rec *rawRecord) uint64 {
 
 // note notes a denial of the first pass.
 func (d *duplicates) note(rec *rawRecord, ns int64, inst uint32) {
-	fp := d.fingerprint(rec)
-	es := d.m[fp]
-	for i := range es {
-		if es[i].ns == ns && es[i].instance == inst {
-			if es[i].copies < ^uint16(0) {
-				es[i].copies++
-			}
-			return
-		}
-	}
-	if d.n >= MaxDuplicateChecks {
+	if len(d.entries) >= MaxDuplicateChecks {
 		d.unchecked++
 		return
 	}
-	d.n++
-	d.m[fp] = append(es, dupEntry{ns: ns, instance: inst, copies: 1})
+	d.entries = append(d.entries, dupEntry{fp: d.fingerprint(rec), ns: ns, instance: inst, copies: 1})
 }
 
 // group marks, after the first pass, the entries whose request another
-// entry counts for: in time order (then by instance name, so that the
-// outcome does not depend on the order of the logs), an entry joins the
-// earliest group begun within DuplicateWindow before it that has no entry
-// of its instance, else begins one.
+// entry counts for. Identical entries (a line read twice) become one,
+// with its copies counted. Then, by fingerprint, in time order (then by
+// instance name, so that the outcome does not depend on the order of the
+// logs), an entry joins the earliest group begun within DuplicateWindow
+// before it that has no entry of its instance, else begins one.
 func (d *duplicates) group(name func(uint32) string) {
+	es := d.entries
+	slices.SortFunc(es, func(x, y dupEntry) int {
+		return cmp.Or(cmp.Compare(x.fp, y.fp), cmp.Compare(x.ns, y.ns), cmp.Compare(name(x.instance), name(y.instance)), cmp.Compare(x.instance, y.instance))
+	})
+	// Identical entries: one, with its copies.
+	out := es[:0]
+	for _, e := range es {
+		if n := len(out); n > 0 && out[n-1].fp == e.fp && out[n-1].ns == e.ns && out[n-1].instance == e.instance {
+			if out[n-1].copies < ^uint8(0) {
+				out[n-1].copies++
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	d.entries = slices.Clip(out)
 	type group struct {
 		start     int64
 		instances []uint32
 	}
 	var open []group
-	for _, es := range d.m {
-		if len(es) < 2 {
-			continue
+	for i := 0; i < len(d.entries); {
+		j := i + 1
+		for j < len(d.entries) && d.entries[j].fp == d.entries[i].fp {
+			j++
 		}
-		slices.SortFunc(es, func(x, y dupEntry) int {
-			return cmp.Or(cmp.Compare(x.ns, y.ns), cmp.Compare(name(x.instance), name(y.instance)))
-		})
-		open = open[:0]
-		for i := range es {
-			e := &es[i]
-			open = slices.DeleteFunc(open, func(g group) bool { return e.ns-g.start > int64(DuplicateWindow) })
-			j := slices.IndexFunc(open, func(g group) bool { return !slices.Contains(g.instances, e.instance) })
-			if j < 0 {
-				open = append(open, group{start: e.ns, instances: []uint32{e.instance}})
-				continue
+		if j-i > 1 {
+			open = open[:0]
+			for k := i; k < j; k++ {
+				e := &d.entries[k]
+				open = slices.DeleteFunc(open, func(g group) bool { return e.ns-g.start > int64(DuplicateWindow) })
+				at := slices.IndexFunc(open, func(g group) bool { return !slices.Contains(g.instances, e.instance) })
+				if at < 0 {
+					open = append(open, group{start: e.ns, instances: []uint32{e.instance}})
+					continue
+				}
+				open[at].instances = append(open[at].instances, e.instance)
+				e.dup = true
 			}
-			open[j].instances = append(open[j].instances, e.instance)
-			e.dup = true
 		}
+		i = j
 	}
 }
 
 // duplicate reports, in the second pass, whether a denial is another
 // record of a request already counted.
 func (d *duplicates) duplicate(rec *rawRecord, ns int64, inst uint32) bool {
-	es := d.m[d.fingerprint(rec)]
-	for i := range es {
-		e := &es[i]
-		if e.ns != ns || e.instance != inst {
+	fp := d.fingerprint(rec)
+	i, _ := slices.BinarySearchFunc(d.entries, dupEntry{fp: fp, ns: ns}, func(e, t dupEntry) int {
+		return cmp.Or(cmp.Compare(e.fp, t.fp), cmp.Compare(e.ns, t.ns))
+	})
+	for ; i < len(d.entries) && d.entries[i].fp == fp && d.entries[i].ns == ns; i++ {
+		e := &d.entries[i]
+		if e.instance != inst {
 			continue
 		}
 		if e.dup {
 			return true
 		}
-		e.counted++
+		if e.counted < ^uint8(0) {
+			e.counted++
+		}
 		return e.counted > 1
 	}
 	return false

@@ -164,13 +164,17 @@ func (x *fetchIndex) version(rec *rawRecord) string {
 	return v
 }
 
-// internVersion returns a version's name as a string, shared with the
-// serves' names where it is one of them.
+// internVersion returns a version's name as a string, kept once for all
+// records that name it (up to maxServedNames names).
 func (x *fetchIndex) internVersion(b []byte) string {
 	if v, ok := x.versions[string(b)]; ok {
 		return v
 	}
-	return string(b)
+	v := string(cut(b, maxVersionName))
+	if len(x.versions) < maxServedNames {
+		x.versions[v] = v
+	}
+	return v
 }
 
 // put notes a serve under x.key in *m, and reports whether it was kept.

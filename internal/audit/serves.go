@@ -115,6 +115,17 @@ func (k *serveKey) entry(sv *serving) *serveEntry {
 // addSpan adds s to the spans, sorted by start, joining those that
 // overlap; past maxServeSpans, the two closest are joined.
 func addSpan(spans []span, s span) []span {
+	if n := len(spans); n > 0 && s.from >= spans[n-1].from {
+		// The common case, serves read in time order: the last span
+		// grows, or a new one follows it.
+		if s.from <= spans[n-1].to {
+			spans[n-1].to = max(spans[n-1].to, s.to)
+			return spans
+		}
+		if n < maxServeSpans {
+			return append(spans, s)
+		}
+	}
 	i, _ := slices.BinarySearchFunc(spans, s, func(a, b span) int { return cmpInt(a.from, b.from) })
 	spans = slices.Insert(spans, i, s)
 	out := spans[:1]
