@@ -132,11 +132,12 @@ type Auditor struct {
 
 	// The second of two passes (ReadInputs): the serves were read in the
 	// first, and each denial is judged again against them.
-	merged bool
-	dups   duplicates
-	merge  MergeStats
-	judged []string // scratch of rejudge
-	served []string
+	merged        bool
+	dups          duplicates
+	maxDuplicates int // MaxDuplicateChecks; less in tests
+	merge         MergeStats
+	judged        []string // scratch of rejudge
+	served        []string
 }
 
 // New returns an Auditor.
@@ -147,7 +148,7 @@ func New(opts Options) *Auditor {
 	opts.Buckets = orDefault(opts.Buckets, DefaultBuckets)
 	opts.MaxEscalations = orDefault(opts.MaxEscalations, DefaultMaxEscalations)
 	opts.MaxRequests = orDefault(opts.MaxRequests, DefaultMaxRequests)
-	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex(), esc: newEscalations(opts.MaxEscalations)}
+	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex(), esc: newEscalations(opts.MaxEscalations), maxDuplicates: MaxDuplicateChecks}
 	if !opts.Filter.Since.IsZero() {
 		a.since = opts.Filter.Since.UnixNano()
 	}

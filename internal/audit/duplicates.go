@@ -62,12 +62,13 @@ type dupEntry struct {
 // second pass finds each by binary search: no map, 24 octets a denial.
 type duplicates struct {
 	entries   []dupEntry
+	max       int // MaxDuplicateChecks
 	unchecked int64
 	h         maphash.Hash
 }
 
-func newDuplicates() duplicates {
-	var d duplicates
+func newDuplicates(max int) duplicates {
+	d := duplicates{max: max}
 	d.h.SetSeed(maphash.MakeSeed())
 	return d
 }
@@ -92,7 +93,7 @@ func (d *duplicates) fingerprint(rec *rawRecord) uint64 {
 
 // note notes a denial of the first pass.
 func (d *duplicates) note(rec *rawRecord, ns int64, inst uint32) {
-	if len(d.entries) >= MaxDuplicateChecks {
+	if len(d.entries) >= d.max {
 		d.unchecked++
 		return
 	}

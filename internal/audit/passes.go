@@ -29,7 +29,7 @@ type Input struct {
 // or reading an input ends the reading; the inputs read before it still
 // count.
 func (a *Auditor) ReadInputs(inputs []Input, done func(InputStats)) error {
-	a.dups = newDuplicates()
+	a.dups = newDuplicates(a.maxDuplicates)
 	sizes := make([]int64, len(inputs))
 	for i, in := range inputs {
 		n, err := a.prepare(in)
