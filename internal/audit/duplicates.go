@@ -41,8 +41,10 @@ import (
 const DuplicateWindow = time.Second
 
 // MaxDuplicateChecks bounds the denials checked for copies: 24 octets
-// each, 48 MiB for all.
-const MaxDuplicateChecks = 1 << 21
+// each, 24 MiB for all (and as much again while the list grows). A log of
+// 8 million records holds some 2 million denials; the first million read
+// are checked.
+const MaxDuplicateChecks = 1 << 20
 
 // dupEntry is one denial noted: what makes it one request (fp), its time
 // and instance, how many identical copies of it the first pass read, how
