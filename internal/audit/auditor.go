@@ -2,6 +2,8 @@ package audit
 
 import (
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // Limits of an Auditor, each with its reason.
@@ -87,6 +89,15 @@ type Options struct {
 	// MaxEscalations bounds the escalations kept (see Escalation);
 	// default DefaultMaxEscalations.
 	MaxEscalations int
+	// MaxRequests is how many violating requests each row lists (see
+	// Crawler.ViolatingRequests); default DefaultMaxRequests.
+	MaxRequests int
+	// ListGrace lists each row's grace denials too, as many as its
+	// violations (Crawler.GraceRequests): the evidence's.
+	ListGrace bool
+	// Texts holds the robots.txt versions' texts that the merged
+	// re-judgement reads (see ReadInputs); nil for none.
+	Texts *Texts
 }
 
 // An Auditor reads compliance records and robots.txt serves and counts
@@ -113,6 +124,20 @@ type Auditor struct {
 	inputs  []InputStats
 	first   int64
 	last    int64
+
+	instances     instanceTable
+	inputName     string // the log being read, the instance of lines without one
+	inputInstance uint32
+	inputNumbered bool
+
+	// The second of two passes (ReadInputs): the serves were read in the
+	// first, and each denial is judged again against them.
+	merged        bool
+	dups          duplicates
+	maxDuplicates int // MaxDuplicateChecks; less in tests
+	merge         MergeStats
+	judged        []string // scratch of rejudge
+	served        []string
 }
 
 // New returns an Auditor.
@@ -122,7 +147,8 @@ func New(opts Options) *Auditor {
 	opts.TopPaths = min(orDefault(opts.TopPaths, DefaultTopPaths), opts.PathCounters)
 	opts.Buckets = orDefault(opts.Buckets, DefaultBuckets)
 	opts.MaxEscalations = orDefault(opts.MaxEscalations, DefaultMaxEscalations)
-	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex(), esc: newEscalations(opts.MaxEscalations)}
+	opts.MaxRequests = orDefault(opts.MaxRequests, DefaultMaxRequests)
+	a := &Auditor{opts: opts, pairs: make(map[string]*crawler), fetches: newFetchIndex(), esc: newEscalations(opts.MaxEscalations), maxDuplicates: MaxDuplicateChecks}
 	if !opts.Filter.Since.IsZero() {
 		a.since = opts.Filter.Since.UnixNano()
 	}
@@ -156,7 +182,9 @@ func (a *Auditor) line(b []byte, st *LineCounts) {
 			st.FetchesFiltered++
 			return
 		}
-		a.fetches.add(rec, ns, timed)
+		if !a.merged { // the first pass kept it
+			a.fetches.add(rec, ns, timed, a.instanceOf(rec))
+		}
 		return
 	}
 	st.Records++
@@ -164,14 +192,33 @@ func (a *Auditor) line(b []byte, st *LineCounts) {
 		st.Filtered++
 		return
 	}
-	a.add(rec, ns, timed)
+	inst := a.instanceOf(rec)
+	if a.merged && rec.outcome != outAllowed && timed && a.dups.duplicate(rec, ns, inst) {
+		st.Duplicates++
+		a.merge.Duplicates++
+		return
+	}
+	a.add(rec, ns, timed, inst)
 }
 
-// add counts a decision record that passed the filter.
-func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
+// add counts a decision record that passed the filter, written by
+// instance inst.
+func (a *Auditor) add(rec *rawRecord, ns int64, timed bool, inst uint32) {
 	a.countMissing(rec, timed)
 	c := a.row(rec)
-	c.count(rec, a.opts.PathCounters)
+	if rec.has&hasFetcherClass != 0 && string(rec.fetcherClass) == record.FetcherUserTriggered {
+		c.userTriggered = true
+	}
+	recorded := rec.outcome
+	var rj rejudgement
+	if a.merged {
+		rj = a.rejudge(rec, c, ns, timed)
+		rec.outcome = rj.outcome
+	} else {
+		rj = rejudgement{outcome: rec.outcome, versions: a.judgedScratch(rec), served: rec.servedRobots == triTrue}
+	}
+	c.count(rec, a.opts.PathCounters, rj.versions)
+	a.addDetail(c, rec, ns, timed, inst, &rj, recorded)
 	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 {
 		hasUA := rec.has&hasUserAgent != 0
 		a.key = a.fetches.appendRowClient(a.key[:0], rec.clientIP, rec.agent, rec.userAgent, hasUA)
@@ -185,7 +232,7 @@ func (a *Auditor) add(rec *rawRecord, ns int64, timed bool) {
 		}
 	}
 	if rec.has&hasEscalation != 0 && len(rec.escalation) > 0 {
-		a.esc.add(rec, ns, timed)
+		a.esc.add(rec, ns, timed, a.instances.name(inst))
 	}
 	fetched := c.fetchEvidence(rec, ns, timed)
 	if rec.outcome == outViolation {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"sync"
 	"testing"
 )
@@ -60,6 +61,23 @@ func BenchmarkAuditV3Escalated(b *testing.B) {
 
 func BenchmarkAuditV3EscalatedBound(b *testing.B) {
 	benchmarkAuditWith(b, benchLogV3Esc(), Options{MaxEscalations: 1000})
+}
+
+// BenchmarkAuditV3Merged reads the records of version 3 as the command
+// does: in two passes (ReadInputs), judging each denial again against
+// the serves of every instance.
+func BenchmarkAuditV3Merged(b *testing.B) {
+	data := benchLogV3()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a := New(Options{})
+		in := Input{Name: "bench.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
+		if err := a.ReadInputs([]Input{in}, nil); err != nil {
+			b.Fatal(err)
+		}
+		a.Report()
+	}
 }
 
 func benchmarkAudit(b *testing.B, data []byte) {

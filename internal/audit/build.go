@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // Report returns the report of what was read so far.
@@ -17,9 +19,11 @@ func (a *Auditor) Report() *Report {
 		Legacy:  a.legacy,
 		Fetches: FetchStats{Serves: a.fetches.lines, Dropped: a.fetches.dropped},
 
-		PathCounters: a.opts.PathCounters,
-		Crawlers:     []Crawler{},
-		Forgeries:    []Crawler{},
+		PathCounters:  a.opts.PathCounters,
+		Crawlers:      []Crawler{},
+		Forgeries:     []Crawler{},
+		UserTriggered: []Crawler{},
+		Merge:         a.mergeReport(),
 	}
 	if a.first != 0 {
 		r.First, r.Last = time.Unix(0, a.first).UTC(), time.Unix(0, a.last).UTC()
@@ -55,7 +59,11 @@ func (a *Auditor) Report() *Report {
 		requests += a.forged.requests
 	}
 	for _, c := range rows {
-		r.Crawlers = append(r.Crawlers, a.crawlerReport(c, lo, hi))
+		if c.userTriggered {
+			r.UserTriggered = append(r.UserTriggered, a.crawlerReport(c, lo, hi))
+		} else {
+			r.Crawlers = append(r.Crawlers, a.crawlerReport(c, lo, hi))
+		}
 	}
 	for _, c := range forged {
 		r.Forgeries = append(r.Forgeries, a.crawlerReport(c, lo, hi))
@@ -65,7 +73,7 @@ func (a *Auditor) Report() *Report {
 			r.Fetches.RowsPastIPs++
 		}
 	}
-	for _, rs := range [][]Crawler{r.Crawlers, r.Forgeries} {
+	for _, rs := range [][]Crawler{r.Crawlers, r.Forgeries, r.UserTriggered} {
 		for i := range rs {
 			if rs[i].afterFetchBound {
 				r.Fetches.RowsPastTimes++
@@ -151,6 +159,11 @@ func (a *Auditor) crawlerReport(c *crawler, lo, hi int) Crawler {
 		TopPaths:             []PathCount{},
 		RobotsVersions:       sortedVersions(c.versions),
 		JudgedVersions:       sortedVersions(c.judged),
+		FetcherClass:         record.FetcherCrawler,
+		Detail:               a.detailOf(c),
+	}
+	if c.userTriggered {
+		out.FetcherClass = record.FetcherUserTriggered
 	}
 	link, at, fetched := a.fetches.link(c)
 	later, exact := c.afterFetchAt(at)
@@ -198,4 +211,18 @@ func utc(t time.Time) time.Time {
 		return t
 	}
 	return t.UTC()
+}
+
+// mergeReport returns what the two passes changed, and the texts read.
+func (a *Auditor) mergeReport() MergeStats {
+	m := a.merge
+	m.Merged = a.merged
+	m.Instances = slices.Clone(a.instances.names)
+	if m.Instances == nil {
+		m.Instances = []string{}
+	}
+	slices.Sort(m.Instances)
+	m.DuplicatesUnchecked = a.dups.unchecked
+	m.Texts = a.opts.Texts.stats()
+	return m
 }

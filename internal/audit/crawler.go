@@ -49,6 +49,11 @@ type crawler struct {
 	versions    []VersionCount
 	judged      []VersionCount
 	series      []Bucket
+
+	detail rowDetail
+	// userTriggered: a record said the client is a user-triggered
+	// fetcher (fetcher_class).
+	userTriggered bool
 }
 
 // Identities of a row, as the record's identity field names them; a
@@ -204,8 +209,9 @@ func identityOf(id []byte) string {
 	return string(id)
 }
 
-// count adds a record's outcome, mode, method, paths and versions.
-func (c *crawler) count(rec *rawRecord, pathCounters int) {
+// count adds a record's outcome, mode, method, paths and versions; judged
+// are the versions a violation was judged against.
+func (c *crawler) count(rec *rawRecord, pathCounters int, judged []string) {
 	c.requests++
 	switch rec.outcome {
 	case outAllowed:
@@ -219,8 +225,8 @@ func (c *crawler) count(rec *rawRecord, pathCounters int) {
 		if c.paths == nil {
 			c.paths = newSpaceSaving(pathCounters)
 		}
-		c.paths.add(pathOf(rec.uri))
-		c.judged = countJudged(c.judged, rec.judged.all())
+		c.paths.add(pathOf(rec.uri, rec.rule))
+		c.judged = countJudged(c.judged, judged)
 	}
 	switch {
 	case bytes.Equal(rec.mode, modeEnforceText):
@@ -366,10 +372,12 @@ func earliest(old, t int64, known bool) int64 {
 	return min(old, t)
 }
 
-// pathOf returns the path of a request target, without its query, cut at
-// MaxPathLength.
-func pathOf(uri []byte) []byte {
-	if i := bytes.IndexByte(uri, '?'); i >= 0 {
+// pathOf returns what a violation's path is counted as: the request
+// target without its query, cut at MaxPathLength; with its query when the
+// deciding rule's pattern holds a "?", since the query is then what the
+// rule disallows ("Disallow: /*?sessionid=").
+func pathOf(uri, rule []byte) []byte {
+	if i := bytes.IndexByte(uri, '?'); i >= 0 && bytes.IndexByte(rule, '?') < 0 {
 		uri = uri[:i]
 	}
 	return cut(uri, MaxPathLength)

@@ -26,10 +26,12 @@ var csvHeader = []string{
 	"violations_after_fetch", "fetched_robots", "fetched_by", "first_seen", "last_seen",
 	"top_paths", "robots_versions",
 	"identity", "mode", "protective", "fetched_link", "client_ips", "judged_versions",
+	"fetcher_class", "client_addresses", "user_agents", "violating_requests", "robots_fetches",
 }
 
 // WriteCSV writes one row per crawler, then one per forgery (identity
-// "forged"), after a header row. host is the site when records name one.
+// "forged"), then one per user-triggered fetcher (fetcher_class
+// "user_triggered"), after a header row. host is the site when records name one.
 // Times are RFC 3339 in UTC ("" when unknown); violation_rate is a
 // fraction. top_paths holds one "count path" per line (paths have no line
 // breaks), count prefixed with "~" when it is an estimate;
@@ -42,7 +44,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
-	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries} {
+	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries, r.UserTriggered} {
 		for i := range rows {
 			if err := cw.Write(csvRow(&rows[i])); err != nil {
 				return err
@@ -70,6 +72,8 @@ func csvRow(c *Crawler) []string {
 		rfc3339(c.FetchedBy), rfc3339(c.FirstSeen), rfc3339(c.LastSeen),
 		strings.Join(paths, "\n"), csvVersions(c.RobotsVersions),
 		noFormula(c.Identity), c.Mode, itoa(c.Protective), c.FetchedLink, ipsText(c), csvVersions(c.JudgedVersions),
+		c.FetcherClass, noFormula(addressLines(c)), noFormula(userAgentLines(c)), noFormula(requestLines(c.ViolatingRequests, c.ViolatingRequestsMore)),
+		noFormula(fetchLines(c)),
 	}
 }
 

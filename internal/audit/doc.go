@@ -41,6 +41,13 @@
 //	escalation, escalation_began, escalated_since, escalated_until, escalated_by
 //	                      the escalation of a repeat violator (version 3, the
 //	                      handler's violators option; see Escalations)
+//	method, rule, rule_line, reason
+//	                      the request's method, the deciding rule and its line,
+//	                      and the decision's reason, listed for each violation
+//	instance              the instance that wrote the line (optional; without
+//	                      it, the log read stands for the instance)
+//	fetcher_class         "user_triggered" or "crawler" (optional; absent is
+//	                      "crawler"; see Fetcher classes)
 //
 // The same logger's lines "robots.txt served" (version 2) are read too: site
 // (or host), client_ip, user_agent, agents (the User-Agent's product
@@ -69,6 +76,32 @@
 // 9309 §2.4 lets it cache one, allows the request) are counted apart, and
 // never as violations. A violation's judged_versions are counted as the
 // versions it broke.
+//
+// # Fetcher classes
+//
+// A row whose records say fetcher_class "user_triggered" is a
+// user-triggered fetcher's, a client that fetches a page because a person
+// asked it to, and whose operator says robots.txt does not govern it. Its
+// rows are Report.UserTriggered, apart from the crawlers; their
+// violations (the records' compliance) count in no crawler's figures, and
+// reports call them disallowed requests, not violations.
+//
+// # Detail and evidence
+//
+// Each row keeps, within bounds (see detail.go), its client addresses, its
+// User-Agent headers, its violating requests one by one, and the
+// robots.txt serves linked to it by version and instance: Report lists
+// them (Detail). NewEvidence builds from a report of one product token
+// (EvidenceOptions) the evidence a site sends the crawler's operator, with
+// the versions' texts (Texts, found in a copy of Caddy's storage).
+//
+// # Two passes
+//
+// ReadInputs reads the logs twice: first every serve, then the records,
+// judging each denial again against every version served to its crawler
+// on any instance (rejudge.go), and counting once a request recorded
+// twice (duplicates.go). Read reads a log once, and counts its records as
+// written.
 //
 // # Older records
 //

@@ -72,6 +72,9 @@ type Escalation struct {
 	// StartedAt the time of that violation's record.
 	EscalatedBy string    `json:"escalated_by"`
 	StartedAt   time.Time `json:"started_at,omitzero"`
+	// Instance is the instance whose record began it (the record's
+	// instance, or, without one, the log it was read from).
+	Instance string `json:"instance,omitempty"`
 	// Denied counts the requests refused while it lasted (records with
 	// escalation and verdict deny, the beginning's own left out: it was
 	// judged before the escalation was in force); Violations those of
@@ -122,6 +125,7 @@ type escEntry struct {
 	// kept, so the report does not depend on which came first.
 	began                           int64
 	site, agent, identity, mode, by string
+	instance                        string
 	until, at                       int64 // Unix ns; 0 when unknown
 	denied, violations              int64
 }
@@ -130,10 +134,10 @@ func newEscalations(max int) escalations {
 	return escalations{max: max, m: make(map[string]*escEntry)}
 }
 
-// add counts a record that carries an escalation: the beginning of one,
-// or a request refused while it lasted. Requests it let through count in
-// the crawler's row only.
-func (t *escalations) add(rec *rawRecord, ns int64, timed bool) {
+// add counts a record that carries an escalation, written by instance:
+// the beginning of one, or a request refused while it lasted. Requests it
+// let through count in the crawler's row only.
+func (t *escalations) add(rec *rawRecord, ns int64, timed bool, instance string) {
 	began := rec.escalationBegan == triTrue
 	if !began && rec.outcome == outAllowed {
 		return
@@ -182,6 +186,7 @@ func (t *escalations) add(rec *rawRecord, ns int64, timed bool) {
 	e.identity = least(e.identity, identity, first)
 	e.mode = least(e.mode, cut(rec.escalation, maxEscalationMode), first)
 	e.by = least(e.by, cut(rec.escalatedBy, MaxPathLength), first)
+	e.instance = least(e.instance, instance, first)
 	if rec.has&hasEscalatedUntil != 0 {
 		if until, ok := timeOf(rec.escUntil, rec.escUntilString); ok {
 			e.until = max(e.until, until)
@@ -272,7 +277,7 @@ func (t *escalations) report() ([]Escalation, EscalationStats) {
 		out = append(out, Escalation{
 			Site: e.site, Agent: e.agent, Identity: e.identity, ClientIP: e.ip, Mode: e.mode,
 			Since: unixTime(int64(binary.BigEndian.Uint64([]byte(e.key[:8])))), Until: unixTime(e.until),
-			EscalatedBy: e.by, StartedAt: unixTime(e.at),
+			EscalatedBy: e.by, StartedAt: unixTime(e.at), Instance: e.instance,
 			Denied: e.denied, Violations: e.violations,
 		})
 	}

@@ -214,7 +214,7 @@ func TestEscalationSpellings(t *testing.T) {
 	one := escLine("RogueBot", "unverified", "192.0.2.1", "deny", "violation", 0, true, "site", "https://example.COM", "escalated_by", "/private/b", "ts", escT0+2)
 	two := escLine("roguebot", "unverified", "192.0.2.1", "deny", "violation", 0, true, "site", "https://Example.com", "escalated_by", "/private/a", "escalated_until", escT0+7200)
 	want := Escalation{Site: "https://Example.com", Agent: "RogueBot", Identity: "unverified", ClientIP: "192.0.2.1", Mode: "block",
-		Since: escAt(0), Until: escAt(7200), EscalatedBy: "/private/a", StartedAt: escAt(0.5)}
+		Since: escAt(0), Until: escAt(7200), EscalatedBy: "/private/a", StartedAt: escAt(0.5), Instance: "test.log"}
 	for _, log := range []string{one + two, two + one} {
 		a := New(Options{})
 		if _, err := a.Read("test.log", strings.NewReader(log)); err != nil {
@@ -237,7 +237,7 @@ func TestEscalationFields(t *testing.T) {
 	}
 	r := a.Report()
 	want := Escalation{Site: "https://example.com", Agent: "RogueBot", Identity: "unverified", ClientIP: "192.0.2.1", Mode: "block",
-		Since: escAt(0), Until: escAt(3600), EscalatedBy: "/private/a?x=1", StartedAt: escAt(0.5), Denied: 1, Violations: 1}
+		Since: escAt(0), Until: escAt(3600), EscalatedBy: "/private/a?x=1", StartedAt: escAt(0.5), Denied: 1, Violations: 1, Instance: "test.log"}
 	if len(r.Escalations) != 1 || r.Escalations[0] != want {
 		t.Errorf("escalations %+v\nwant %+v", r.Escalations, want)
 	}

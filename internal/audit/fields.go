@@ -49,6 +49,23 @@ func (s *scanner) member(rec *rawRecord, k []byte) error {
 		dst, set = &rec.escalation, hasEscalation
 	case record.EscalatedBy:
 		dst, set = &rec.escalatedBy, hasEscalatedBy
+	case record.Method:
+		dst, set = &rec.reqMethod, hasReqMethod
+	case record.Rule:
+		dst, set = &rec.rule, hasRule
+	case record.Reason:
+		dst, set = &rec.reason, hasReason
+	case record.Instance:
+		dst, set = &rec.instance, hasInstance
+	case record.FetcherClass:
+		dst, set = &rec.fetcherClass, hasFetcherClass
+	case record.RuleLine:
+		if c == '-' || isDigit(c) {
+			v, err := s.number()
+			rec.ruleLine = v
+			rec.has |= hasRuleLine
+			return err
+		}
 	case record.TS:
 		if c == '"' || c == '-' || isDigit(c) {
 			rec.has |= hasTS

@@ -224,3 +224,7 @@ func timeOrUnknown(t time.Time) string {
 func pairText(c *Crawler) string {
 	return agentText(c) + " at " + clean(c.Host)
 }
+
+// userTriggeredIntro heads the user-triggered fetchers in the table and
+// HTML formats.
+const userTriggeredIntro = "User-triggered fetchers: clients that fetch a page because a person asked them to, which their operators say do not follow robots.txt. They are not crawlers: DISALLOWED counts the requests robots.txt disallows (recorded as violations), which count in no crawler's figures."

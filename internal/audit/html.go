@@ -4,9 +4,13 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
 // The HTML report is one self-contained page: its style and its charts
@@ -30,10 +34,15 @@ const (
 // Geometry of the charts, in CSS pixels.
 const (
 	barLabelWidth = 400.0 // "ExampleBot (unverified) at https://www.example.com"
-	barWidth      = 480.0
-	barRowHeight  = 22.0
-	barHeight     = 14.0
-	barTop        = 28.0 // room for the legend
+	// charWidth is the width a character of the charts' 12 px text takes
+	// at most, in the fonts a browser picks for system-ui (digits and
+	// lower case take 6 to 7 px): widths of text the SVG must hold are
+	// reckoned with it, so that no label is cut.
+	charWidth    = 7.5
+	barWidth     = 480.0
+	barRowHeight = 22.0
+	barHeight    = 14.0
+	barTop       = 28.0 // room for the legend
 
 	tlWidth   = 340.0
 	tlHeight  = 110.0
@@ -46,19 +55,24 @@ const (
 
 // htmlView is what the template draws.
 type htmlView struct {
-	R                *Report
-	Headline         string
-	Skipped          string
-	Notes            []string
-	Rows             []htmlRow
-	Forgeries        []htmlRow
-	ForgeriesIntro   string
-	Escalations      []htmlEscalation
-	EscalationsIntro string
-	Chart            htmlBarChart
-	Timelines        []htmlTimeline
-	MoreTL           int
-	Width            string
+	R              *Report
+	Headline       string
+	Skipped        string
+	Notes          []string
+	Rows           []htmlRow
+	Forgeries      []htmlRow
+	ForgeriesIntro string
+	UserTriggered  []htmlRow
+	UTIntro        string
+	Detailed       []htmlRow // crawlers, user-triggered fetchers, forgeries
+	// The titles of the detail tables' columns.
+	AddressTitles, UATitles, RequestTitles, FetchTitles []string
+	Escalations                                         []htmlEscalation
+	EscalationsIntro                                    string
+	Chart                                               htmlBarChart
+	Timelines                                           []htmlTimeline
+	MoreTL                                              int
+	Width                                               string
 }
 
 type htmlRow struct {
@@ -78,7 +92,20 @@ type htmlRow struct {
 	Paths                []htmlPath
 	Versions             []htmlVersion
 	Judged               []htmlVersion
+	// The row's detail.
+	IdentityText  string
+	Addresses     []htmlCells
+	UserAgents    []htmlCells
+	RequestCells  []htmlCells
+	RequestsMore  string
+	RequestsWhat  string
+	Fetches       []htmlCells
+	FetchesMore   string
+	UserTriggered bool
 }
+
+// htmlCells is one row of a detail table, as text.
+type htmlCells []string
 
 // htmlEscalation is one row of the escalated crawlers' table.
 type htmlEscalation struct {
@@ -106,6 +133,7 @@ type htmlKey struct{ Class, X, TextX, Label string }
 
 type htmlBarRow struct {
 	Agent, Host, Label string
+	FullLabel          string // Label before fitText
 	TextY, BarY, H     string
 	ValueX             string
 	Value              string
@@ -140,6 +168,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for i := range r.Forgeries {
 		v.Forgeries = append(v.Forgeries, htmlRowOf(&r.Forgeries[i]))
 	}
+	v.UTIntro = userTriggeredIntro
+	for i := range r.UserTriggered {
+		v.UserTriggered = append(v.UserTriggered, htmlRowOf(&r.UserTriggered[i]))
+	}
+	v.Detailed = slices.Concat(v.Rows, v.UserTriggered, v.Forgeries)
+	v.AddressTitles, v.UATitles = titlesOf(addressColumns), titlesOf(userAgentColumns)
+	v.RequestTitles, v.FetchTitles = titlesOf(requestColumns), titlesOf(fetchColumns)
 	v.EscalationsIntro = escalationsIntro
 	for i := range r.Escalations {
 		e := &r.Escalations[i]
@@ -184,7 +219,51 @@ func htmlRowOf(c *Crawler) htmlRow {
 	for _, ver := range c.JudgedVersions {
 		row.Judged = append(row.Judged, htmlVersion{clean(ver.Hash), commas(ver.Count)})
 	}
+	row.detail(c)
 	return row
+}
+
+// detail fills the row's detail, as text cells in the columns of the
+// table format's detail.
+func (row *htmlRow) detail(c *Crawler) {
+	row.IdentityText = identityText(c)
+	row.UserTriggered = c.FetcherClass == record.FetcherUserTriggered
+	row.RequestsWhat = "Violating requests"
+	if row.UserTriggered {
+		row.RequestsWhat = "Disallowed requests"
+	}
+	row.Addresses = cellsOf(addressColumns, c.ClientAddresses)
+	row.UserAgents = cellsOf(userAgentColumns, c.UserAgents)
+	row.RequestCells = cellsOf(requestColumns, c.ViolatingRequests)
+	if c.ViolatingRequestsMore > 0 {
+		row.RequestsMore = plural(c.ViolatingRequestsMore, "more violation") + " not listed (the earliest are)."
+	}
+	row.Fetches = cellsOf(fetchColumns, c.RobotsFetches)
+	if c.RobotsFetchesMore > 0 {
+		row.FetchesMore = plural(int64(c.RobotsFetchesMore), "more fetch") + " not listed (the earliest are)."
+	}
+}
+
+// titlesOf returns the columns' titles, as headings of an HTML table.
+func titlesOf[T any](cols []column[T]) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.title
+	}
+	return out
+}
+
+// cellsOf writes rows as text cells in the columns given.
+func cellsOf[T any](cols []column[T], rows []T) []htmlCells {
+	var out []htmlCells
+	for i := range rows {
+		cells := make(htmlCells, len(cols))
+		for j, col := range cols {
+			cells[j] = col.cell(&rows[i])
+		}
+		out = append(out, cells)
+	}
+	return out
 }
 
 // barChart draws denials per crawler: one bar per crawler row with
@@ -207,11 +286,11 @@ func (r *Report) barChart() htmlBarChart {
 		}
 	}
 	ch := htmlBarChart{
-		Width:  px(barLabelWidth + barWidth + 160),
 		Height: px(barTop + barRowHeight*float64(len(shown)) + 4),
 		LabelX: px(barLabelWidth - 8),
 		More:   more,
 	}
+	right := barLabelWidth + barWidth // the rightmost point drawn
 	x := barLabelWidth
 	for _, k := range []struct{ class, label string }{
 		{"after-fetch", "violations after fetching robots.txt"},
@@ -220,12 +299,14 @@ func (r *Report) barChart() htmlBarChart {
 		{"grace", "grace"},
 	} {
 		ch.Keys = append(ch.Keys, htmlKey{Class: k.class, X: px(x), TextX: px(x + 15), Label: k.label})
-		x += 15 + 7*float64(len(k.label)) + 20 // about 7 px a character
+		x += 15 + textWidth(k.label)
+		right = max(right, x)
+		x += 20
 	}
 	for i, c := range shown {
 		y := barTop + barRowHeight*float64(i)
 		row := htmlBarRow{
-			Agent: c.Agent, Host: c.Host, Label: pairText(c),
+			Agent: c.Agent, Host: c.Host, Label: fitText(pairText(c), barLabelWidth-16), FullLabel: pairText(c),
 			TextY: px(y + barHeight - 2), BarY: px(y), H: px(barHeight),
 			Value: commas(c.Violations),
 		}
@@ -259,9 +340,26 @@ func (r *Report) barChart() htmlBarChart {
 		if len(extra) > 0 {
 			row.Value += " (" + strings.Join(extra, ", ") + ")"
 		}
+		right = max(right, x+6+textWidth(row.Value))
 		ch.Rows = append(ch.Rows, row)
 	}
+	ch.Width = px(right + 8)
 	return ch
+}
+
+// textWidth is the most a text of the charts takes, in CSS pixels.
+func textWidth(s string) float64 {
+	return charWidth * float64(utf8.RuneCountInString(s))
+}
+
+// fitText cuts s to what fits in width, ending it with "…" when cut.
+func fitText(s string, width float64) string {
+	n := int(width / charWidth)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(n-1, 0)]) + "…"
 }
 
 // timelineChart draws one crawler's records per time bucket, stacked by

@@ -165,7 +165,7 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	// A bar's width follows its count: GPTBot's 8 violations are the
 	// longest bar, all after a robots.txt fetch.
-	gpt := regexp.MustCompile(`<g class="bar-row" data-agent="GPTBot" data-host="www.example.com">\s*<text[^>]*>[^<]*</text>\s*<rect class="bar after-fetch" x="400.0" y="[0-9.]+" width="480.0"`)
+	gpt := regexp.MustCompile(`<g class="bar-row" data-agent="GPTBot" data-host="www.example.com">\s*<text[^>]*>[^<]*<title>[^<]*</title></text>\s*<rect class="bar after-fetch" x="400.0" y="[0-9.]+" width="480.0"`)
 	if !gpt.Match(dom) {
 		t.Errorf("GPTBot's bar is not the full-width after-fetch bar:\n%s", firstMatch(dom, `<g class="bar-row" data-agent="GPTBot"[^§]{0,400}`))
 	}

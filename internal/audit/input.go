@@ -39,6 +39,9 @@ type LineCounts struct {
 	// left out.
 	Fetches         int64 `json:"robots_fetches"`
 	FetchesFiltered int64 `json:"robots_fetches_filtered"`
+	// Duplicates are the records not counted, another record of the same
+	// request being counted (see MergeStats.Duplicates).
+	Duplicates int64 `json:"duplicates,omitempty"`
 	// Skipped lines, by SkipKind name.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
 }
@@ -56,6 +59,7 @@ func (c *LineCounts) addTo(t *LineCounts) {
 	t.Filtered += c.Filtered
 	t.Fetches += c.Fetches
 	t.FetchesFiltered += c.FetchesFiltered
+	t.Duplicates += c.Duplicates
 	for k, n := range c.Skipped {
 		if t.Skipped == nil {
 			t.Skipped = make(map[string]int64, numSkipKinds)
@@ -100,6 +104,14 @@ func (a *Auditor) ReadFile(name string) (InputStats, error) {
 func (a *Auditor) Read(name string, r io.Reader) (InputStats, error) {
 	st := InputStats{Name: name}
 	defer func() { a.inputs = append(a.inputs, st) }()
+	err := a.read(name, r, &st, a.line)
+	st.LineCounts.addTo(&a.total)
+	return st, err
+}
+
+// read reads the log r into st, handing each line to line.
+func (a *Auditor) read(name string, r io.Reader, st *InputStats, line func([]byte, *LineCounts)) error {
+	a.inputName, a.inputNumbered = name, false
 	src := &errReader{r: r}
 	br := bufio.NewReaderSize(src, readBufferSize)
 	magic, _ := br.Peek(len(zstdMagic))
@@ -110,48 +122,48 @@ func (a *Auditor) Read(name string, r io.Reader) (InputStats, error) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			if src.err != nil {
-				return st, fmt.Errorf("reading %s: %w", name, src.err)
+				return fmt.Errorf("reading %s: %w", name, src.err)
 			}
 			st.Warning = fmt.Sprintf("damaged gzip header: %v; nothing read", err)
-			return st, nil
+			return nil
 		}
 		defer zr.Close()
 		lines = bufio.NewReaderSize(zr, readBufferSize)
 	case bytes.Equal(magic, zstdMagic):
 		st.Warning = "zstd-compressed, which is not read: decompress it (zstd -dc) and pass it on standard input"
-		return st, nil
+		return nil
 	}
-	err := a.lines(lines, &st)
-	st.LineCounts.addTo(&a.total)
+	err := a.lines(lines, st, line)
 	switch {
 	case err == nil:
-		return st, nil
+		return nil
 	case src.err != nil:
-		return st, fmt.Errorf("reading %s: %w", name, src.err)
+		return fmt.Errorf("reading %s: %w", name, src.err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		st.Warning = fmt.Sprintf("the gzip stream ends early, in line %d; the rest is lost", st.Lines)
 	default:
 		st.Warning = fmt.Sprintf("the gzip stream is damaged in line %d (%v); the rest is not read", st.Lines, err)
 	}
-	return st, nil
+	return nil
 }
 
 // lines reads lines from br until its end, or until the first error other
-// than io.EOF, which it returns. A last line without a newline counts.
-func (a *Auditor) lines(br *bufio.Reader, st *InputStats) error {
+// than io.EOF, which it returns, handing each to line. A last line without
+// a newline counts.
+func (a *Auditor) lines(br *bufio.Reader, st *InputStats, line func([]byte, *LineCounts)) error {
 	for {
-		line, err := br.ReadSlice('\n')
-		st.Bytes += int64(len(line))
+		text, err := br.ReadSlice('\n')
+		st.Bytes += int64(len(text))
 		if err == bufio.ErrBufferFull {
-			if line, err = a.longLine(br, line, st); line == nil {
+			if text, err = a.longLine(br, text, st); text == nil {
 				if err != nil {
 					return eofIsNil(err)
 				}
 				continue
 			}
 		}
-		if len(line) > 0 {
-			a.line(line, &st.LineCounts)
+		if len(text) > 0 {
+			line(text, &st.LineCounts)
 		}
 		if err != nil {
 			return eofIsNil(err)

@@ -38,11 +38,15 @@ const (
 	clientNoUA    = 'n' // a record without a User-Agent: links nothing
 )
 
-// fetchIndex holds the earliest serve of each (site, credited token) and
-// of each (site, client key), in Unix ns (-1 for a serve without a time).
+// fetchIndex holds the serves of each (site, credited token) and of each
+// (site, client key): the earliest, in Unix ns (-1 for a serve without a
+// time), to link fetches to rows, and which version was served, by which
+// instance, to which address and when (serveEntry), to list a crawler's
+// fetches and to judge its denials again against every version it was
+// served on any instance (see rejudge.go).
 type fetchIndex struct {
-	byToken  map[string]int64
-	byClient map[string]int64
+	byToken  map[string]*serveKey
+	byClient map[string]*serveKey
 	lines    int64 // serves kept
 	dropped  int64 // serves not kept: the index was full
 	// seed hashes User-Agents into client keys: a key holds 8 octets for
@@ -50,10 +54,12 @@ type fetchIndex struct {
 	// know the seed cannot make its User-Agent collide with another's.
 	seed maphash.Seed
 	key  []byte
+	// versions interns the names of the versions served.
+	versions map[string]string
 }
 
 func newFetchIndex() fetchIndex {
-	return fetchIndex{seed: maphash.MakeSeed()}
+	return fetchIndex{seed: maphash.MakeSeed(), versions: make(map[string]string)}
 }
 
 // appendClient appends the key of a client to dst: its address, compared
@@ -94,37 +100,40 @@ func splitClient[K string | []byte](key K) (ip, rest K) {
 	return key, key[len(key):]
 }
 
-// add keeps a serve: its site (or host), and the tokens and client keys
-// it may link.
-func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool) {
+// add keeps a serve, by instance inst: its site (or host), and the tokens
+// and client keys it may link.
+func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool, inst uint32) {
 	if !timed {
 		ns = -1
 	}
 	site := siteOf(rec)
+	sv := serving{at: ns, instance: inst, version: x.version(rec)}
 	var kept, full bool
-	note := func(m *map[string]int64) {
-		if x.put(m, ns) {
+	note := func(m *map[string]*serveKey, client []byte) {
+		sv.client = client
+		if x.put(m, &sv) {
 			kept = true
 		} else {
 			full = true
 		}
 	}
+	ip := cut(rec.clientIP, maxClientIPLength)
 	for _, tok := range rec.credited.all() {
 		if len(tok) > 0 {
 			x.key = appendKey(x.key[:0], site, cut(tok, MaxAgentLength))
-			note(&x.byToken)
+			note(&x.byToken, ip)
 		}
 	}
 	if rec.has&hasClientIP != 0 && len(rec.clientIP) > 0 {
 		for _, tok := range rec.agents.all() {
 			if len(tok) > 0 {
 				x.key = x.appendClient(appendSite(x.key[:0], site), rec.clientIP, tok, nil, false)
-				note(&x.byClient)
+				note(&x.byClient, nil)
 			}
 		}
 		if rec.has&hasUserAgent != 0 {
 			x.key = x.appendClient(appendSite(x.key[:0], site), rec.clientIP, nil, rec.userAgent, true)
-			note(&x.byClient)
+			note(&x.byClient, nil)
 		}
 	}
 	// A serve that names no credited token and no client links nothing,
@@ -137,20 +146,52 @@ func (x *fetchIndex) add(rec *rawRecord, ns int64, timed bool) {
 	}
 }
 
-// put notes a serve at ns under x.key in *m, and reports whether it was
-// kept.
-func (x *fetchIndex) put(m *map[string]int64, ns int64) bool {
-	if old, ok := (*m)[string(x.key)]; ok {
-		(*m)[string(x.key)] = earliest(old, ns, true)
+// version returns the interned name of the version a serve line names,
+// "" for none; names past maxServedNames are not told apart.
+func (x *fetchIndex) version(rec *rawRecord) string {
+	if rec.has&hasHash == 0 || len(rec.hash) == 0 {
+		return ""
+	}
+	h := cut(rec.hash, maxVersionName)
+	if v, ok := x.versions[string(h)]; ok {
+		return v
+	}
+	if len(x.versions) >= maxServedNames {
+		return OtherVersions
+	}
+	v := string(h)
+	x.versions[v] = v
+	return v
+}
+
+// internVersion returns a version's name as a string, kept once for all
+// records that name it (up to maxServedNames names).
+func (x *fetchIndex) internVersion(b []byte) string {
+	if v, ok := x.versions[string(b)]; ok {
+		return v
+	}
+	v := string(cut(b, maxVersionName))
+	if len(x.versions) < maxServedNames {
+		x.versions[v] = v
+	}
+	return v
+}
+
+// put notes a serve under x.key in *m, and reports whether it was kept.
+func (x *fetchIndex) put(m *map[string]*serveKey, sv *serving) bool {
+	if k, ok := (*m)[string(x.key)]; ok {
+		k.add(sv)
 		return true
 	}
 	if len(x.byToken)+len(x.byClient) >= MaxFetchKeys {
 		return false
 	}
 	if *m == nil {
-		*m = make(map[string]int64)
+		*m = make(map[string]*serveKey)
 	}
-	(*m)[string(x.key)] = ns
+	k := &serveKey{at: sv.at}
+	k.add(sv)
+	(*m)[string(x.key)] = k
 	return true
 }
 
@@ -158,8 +199,10 @@ func (x *fetchIndex) put(m *map[string]int64, ns int64) bool {
 // (a key of appendClient).
 func servedTo[C string | []byte](x *fetchIndex, site string, client C) (int64, bool) {
 	x.key = append(appendSite(x.key[:0], site), client...)
-	t, ok := x.byClient[string(x.key)]
-	return t, ok
+	if k, ok := x.byClient[string(x.key)]; ok {
+		return k.at, true
+	}
+	return 0, false
 }
 
 func appendSite[S string | []byte](dst []byte, site S) []byte {
@@ -191,8 +234,8 @@ func (x *fetchIndex) link(c *crawler) (linkKind, int64, bool) {
 			}
 			x.key = append(x.key, c.agentKey...)
 		}
-		if t, ok := x.byClient[string(x.key)]; ok {
-			note(linkClient, t)
+		if k, ok := x.byClient[string(x.key)]; ok {
+			note(linkClient, k.at)
 		}
 	}
 	// A credited fetch counts for the token wherever it asks from, but a
@@ -200,8 +243,8 @@ func (x *fetchIndex) link(c *crawler) (linkKind, int64, bool) {
 	// unconfirmed) may not be that crawler at all.
 	if c.agentKey != "" && c.creditable() {
 		x.key = appendKey(x.key[:0], c.hostKey, c.agentKey)
-		if t, ok := x.byToken[string(x.key)]; ok {
-			note(linkToken, t)
+		if k, ok := x.byToken[string(x.key)]; ok {
+			note(linkToken, k.at)
 		}
 	}
 	return link, at, known

@@ -201,7 +201,7 @@ func TestFetchIndexBound(t *testing.T) {
 	rec.site, rec.has = []byte("https://example.com"), hasSite
 	add := func(tok string, ns int64) {
 		rec.credited.items[0], rec.credited.n = []byte(tok), 1
-		x.add(&rec, ns, true)
+		x.add(&rec, ns, true, 0)
 	}
 	for i := range MaxFetchKeys {
 		add(fmt.Sprintf("bot%d", i), 10)
@@ -211,8 +211,9 @@ func TestFetchIndexBound(t *testing.T) {
 	if len(x.byToken) != MaxFetchKeys || x.lines != MaxFetchKeys+1 || x.dropped != 1 {
 		t.Fatalf("%d keys, %d serves kept, %d dropped; want %d, %d, 1", len(x.byToken), x.lines, x.dropped, MaxFetchKeys, MaxFetchKeys+1)
 	}
-	if t0, t1 := x.byToken[string(appendKey(nil, "https://example.com", "bot0"))], x.byToken[string(appendKey(nil, "https://example.com", "latecomer"))]; t0 != 5 || t1 != 0 {
-		t.Errorf("bot0 at %d (want 5), latecomer at %d (want none)", t0, t1)
+	k0, k1 := x.byToken[string(appendKey(nil, "https://example.com", "bot0"))], x.byToken[string(appendKey(nil, "https://example.com", "latecomer"))]
+	if k0 == nil || k0.at != 5 || k1 != nil {
+		t.Errorf("bot0 %+v (want at 5), latecomer %+v (want none)", k0, k1)
 	}
 }
 

@@ -72,6 +72,7 @@ func (r *Report) notes() []string {
 		add("%s to no escalation listed: the violation that began it is not among the records read (%s).",
 			pluralVerb(e.DeniedUnlisted, "escalated denial belongs", "escalated denials belong"), why)
 	}
+	n = append(n, r.mergeNotes()...)
 	for _, in := range r.Inputs {
 		if in.Warning != "" {
 			add("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, "."))
@@ -119,4 +120,49 @@ func pluralVerb(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return commas(n) + " " + many
+}
+
+// mergeNotes say what the merged re-judgement changed and what it could
+// not do.
+func (r *Report) mergeNotes() []string {
+	var n []string
+	m := r.Merge
+	var moved []string
+	for _, c := range []struct {
+		n    int64
+		text string
+	}{
+		{m.ViolationsToGrace, "recorded as violations are grace"},
+		{m.ViolationsToProtective, "recorded as violations are protective"},
+		{m.GraceToViolation, "recorded as grace are violations"},
+		{m.GraceToProtective, "recorded as grace are protective"},
+	} {
+		if c.n > 0 {
+			moved = append(moved, commas(c.n)+" "+c.text)
+		}
+	}
+	if len(moved) > 0 {
+		n = append(n, fmt.Sprintf("Judged again across instances, against every robots.txt version served to the crawler on any of them within the day before: %s.", strings.Join(moved, ", ")))
+	}
+	if m.Unknown > 0 {
+		what := "no text was found (give the storage directory, --storage)"
+		if len(m.Texts.Storage) > 0 {
+			what = "no text was found in " + clean(strings.Join(m.Texts.Storage, ", "))
+		}
+		n = append(n, fmt.Sprintf("%s judged again against a version the audit could not read (%s, or a reading it cannot tell): counted as allowing, as the handler counts a version it no longer knows.",
+			pluralVerb(m.Unknown, "denial was", "denials were"), what))
+	}
+	if m.Duplicates > 0 {
+		n = append(n, fmt.Sprintf("%s left out: another record of the same request (a copy of a log, or an instance in front of another) is counted.",
+			pluralVerb(m.Duplicates, "record was", "records were")))
+	}
+	if m.DuplicatesUnchecked > 0 {
+		n = append(n, fmt.Sprintf("%s past the %s checked for copies, counted as read.",
+			pluralVerb(m.DuplicatesUnchecked, "denial was", "denials were"), commas(MaxDuplicateChecks)))
+	}
+	if t := m.Texts; t.Mismatched > 0 {
+		n = append(n, fmt.Sprintf("%s content that does not hash to its name: not read.",
+			pluralVerb(int64(t.Mismatched), "file of the storage directory holds", "files of the storage directory hold")))
+	}
+	return n
 }

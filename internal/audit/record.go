@@ -112,11 +112,18 @@ type recordFields struct {
 	escSinceString          bool
 	escUntilString          bool
 	escalationBegan         tri
-	has                     fieldSet
+	// What a dispute needs of a request beyond its counts: the request's
+	// method, the deciding rule and its line (a JSON number), the reason
+	// of the decision, the instance that wrote the line and the class of
+	// the client it names.
+	reqMethod, rule, ruleLine []byte
+	reason                    []byte
+	instance, fetcherClass    []byte
+	has                       fieldSet
 }
 
 // fieldSet records which optional fields a record had.
-type fieldSet uint32
+type fieldSet uint64
 
 const (
 	hasTS fieldSet = 1 << iota
@@ -146,6 +153,12 @@ const (
 	hasEscalatedSince
 	hasEscalatedUntil
 	hasEscalatedBy
+	hasReqMethod
+	hasRule
+	hasRuleLine
+	hasReason
+	hasInstance
+	hasFetcherClass
 )
 
 // The logger and messages of the handler's lines, as package record

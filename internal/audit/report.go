@@ -45,6 +45,14 @@ type Report struct {
 	// that token, counted in none of its Crawlers rows. Most requests
 	// first.
 	Forgeries []Crawler `json:"forgeries"`
+	// UserTriggered are the rows of user-triggered fetchers (records with
+	// fetcher_class user_triggered): clients that fetch a page because a
+	// person asked them to. They are not crawlers, and their denials
+	// count in none of the crawlers' figures; see the package
+	// documentation, "Fetcher classes". Ordered as Crawlers.
+	UserTriggered []Crawler `json:"user_triggered"`
+	// Merge says what reading the logs in two passes changed.
+	Merge MergeStats `json:"merge"`
 	// Escalations are the escalations of repeat violators (the handler's
 	// violators option) whose beginning was read, by when they began;
 	// EscalationStats says what they leave out.
@@ -194,8 +202,8 @@ type Crawler struct {
 	// FirstSeen and LastSeen are the times of its first and last record.
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`
-	// TopPaths are its most frequent violations' paths (without query),
-	// most first.
+	// TopPaths are its most frequent violations' paths, most first:
+	// without query, unless the deciding rule's pattern holds a "?".
 	TopPaths []PathCount `json:"top_paths"`
 	// PathsExact tells that TopPaths' counts are exact: the crawler had
 	// fewer distinct paths than counters.
@@ -208,6 +216,10 @@ type Crawler struct {
 	JudgedVersions []VersionCount `json:"judged_versions"`
 	// Series counts its records per time bucket (see Report.Buckets).
 	Series Series `json:"series"`
+	// FetcherClass is "user_triggered" when a record said the client is
+	// a user-triggered fetcher (fetcher_class), else "crawler".
+	FetcherClass string `json:"fetcher_class"`
+	Detail
 }
 
 // Series counts a crawler's records per time bucket, by what they count

@@ -82,12 +82,16 @@ func TestParseLineFields(t *testing.T) {
 		{"robots_hash", string(r.hash), "088849e3edc5eed7"},
 		{"ts", string(r.ts), "1795294383.243052"},
 		{"user_agent", string(r.userAgent), "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"},
+		{"method", string(r.reqMethod), "GET"},
+		{"rule", string(r.rule), "/"},
+		{"rule_line", string(r.ruleLine), "9"},
+		{"reason", string(r.reason), "named_group"},
 	} {
 		if f.got != f.want {
 			t.Errorf("%s = %q, want %q", f.name, f.got, f.want)
 		}
 	}
-	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode|hasUserAgent {
+	if r.grace != triFalse || r.fetched != triTrue || r.has != hasTS|hasHost|hasURI|hasAgent|hasHash|hasGrace|hasFetched|hasMode|hasUserAgent|hasReqMethod|hasRule|hasRuleLine|hasReason {
 		t.Errorf("grace %v, fetched %v, has %b", r.grace, r.fetched, r.has)
 	}
 
@@ -294,7 +298,8 @@ func FuzzParseLine(f *testing.F) {
 		}
 		for name, got := range map[string][]byte{"logger": r.logger, "msg": r.msg, "verdict": r.verdict, "host": r.host, "uri": r.uri, "agent": r.agent, "robots_hash": r.hash,
 			"site": r.site, "mode": r.mode, "compliance": r.compliance, "identity": r.identity, "identity_method": r.method, "client_ip": r.clientIP, "served_link": r.servedLink,
-			"escalation": r.escalation, "escalated_by": r.escalatedBy} {
+			"escalation": r.escalation, "escalated_by": r.escalatedBy, "method": r.reqMethod, "rule": r.rule, "reason": r.reason,
+			"instance": r.instance, "fetcher_class": r.fetcherClass} {
 			want, isString := m[name].(string)
 			if g := asJSON(got); isString && g != want {
 				t.Fatalf("parseLine(%q): %s = %q, encoding/json %q", line, name, g, want)

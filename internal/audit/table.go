@@ -9,16 +9,29 @@ import (
 )
 
 // WriteTable writes the report as aligned text: a summary line, a table of
-// crawlers, a table of forged claims, a table of escalated crawlers, each
-// violating crawler's top disallowed paths and robots.txt versions, then
-// the skipped lines and notes. Times are UTC.
+// crawlers, a table of forged claims, a table of user-triggered fetchers,
+// a table of escalated crawlers, each violating crawler's top disallowed
+// paths and robots.txt versions, then the skipped lines and notes. Times
+// are UTC.
 func (r *Report) WriteTable(w io.Writer) error {
+	return r.writeTable(w, false)
+}
+
+// WriteTableDetail writes the table of WriteTable with, before the notes,
+// each row's detail: its identity and how it was proven, its client
+// addresses, User-Agent headers, violating requests and robots.txt
+// fetches.
+func (r *Report) WriteTableDetail(w io.Writer) error {
+	return r.writeTable(w, true)
+}
+
+func (r *Report) writeTable(w io.Writer, detail bool) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "robots.txt compliance audit: "+r.headline())
 	if s := skippedText(r.Total); s != "" {
 		fmt.Fprintf(bw, "Skipped lines: %s.\n", s)
 	}
-	if len(r.Crawlers) == 0 && len(r.Forgeries) == 0 {
+	if len(r.Crawlers) == 0 && len(r.Forgeries) == 0 && len(r.UserTriggered) == 0 {
 		fmt.Fprintln(bw, "\nNo compliance records.")
 	}
 	if len(r.Crawlers) > 0 {
@@ -29,11 +42,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(bw, "\n%s\n\n", forgeriesIntro)
 		writeColumns(bw, forgeryColumns, r.Forgeries)
 	}
+	if len(r.UserTriggered) > 0 {
+		fmt.Fprintf(bw, "\n%s\n\n", userTriggeredIntro)
+		writeColumns(bw, userTriggeredColumns, r.UserTriggered)
+	}
 	if len(r.Escalations) > 0 {
 		fmt.Fprintf(bw, "\n%s\n\n", escalationsIntro)
 		writeColumns(bw, escalationColumns, r.Escalations)
 	}
 	r.pathsText(bw)
+	if detail {
+		r.detailText(bw)
+	}
 	if notes := r.notes(); len(notes) > 0 {
 		bw.WriteString("\nNotes:\n")
 		for _, n := range notes {
@@ -50,9 +70,12 @@ const forgeriesIntro = "Forged claims: requests that claimed a crawler's product
 // from 2 inputs, 2026-11-21 20:56:01 to 2026-11-21 20:56:09 UTC".
 func (r *Report) headline() string {
 	var b strings.Builder
-	b.WriteString(plural(r.Total.Records-r.Total.Filtered, "record"))
+	b.WriteString(plural(r.Total.Records-r.Total.Filtered-r.Total.Duplicates, "record"))
 	if r.Total.Filtered > 0 {
 		fmt.Fprintf(&b, " (%s more left out by the filter)", commas(r.Total.Filtered))
+	}
+	if r.Total.Duplicates > 0 {
+		fmt.Fprintf(&b, " (%s more of requests counted once)", commas(r.Total.Duplicates))
 	}
 	if f := r.Total.Fetches - r.Total.FetchesFiltered; f > 0 {
 		fmt.Fprintf(&b, " and %s", pluralVerb(f, "robots.txt fetch", "robots.txt fetches"))
@@ -133,6 +156,22 @@ var forgeryColumns = []column[Crawler]{
 	{"LAST SEEN", false, func(c *Crawler) string { return timeText(c.LastSeen) }},
 }
 
+// userTriggeredColumns are the user-triggered fetchers table's columns:
+// DISALLOWED, not VIOLATIONS, and no rate (see userTriggeredIntro).
+var userTriggeredColumns = []column[Crawler]{
+	{"AGENT", false, func(c *Crawler) string { return clean(c.Agent) }},
+	{"IDENTITY", false, func(c *Crawler) string { return clean(c.Identity) }},
+	{"SITE", false, func(c *Crawler) string { return clean(c.Host) }},
+	{"MODE", false, modeText},
+	{"REQUESTS", true, func(c *Crawler) string { return commas(c.Requests) }},
+	{"DISALLOWED", true, func(c *Crawler) string { return commas(c.Violations) }},
+	{"PROTECTIVE", true, func(c *Crawler) string { return commas(c.Protective) }},
+	{"GRACE", true, func(c *Crawler) string { return commas(c.Grace) }},
+	{"ROBOTS.TXT FETCHED", false, fetchedText},
+	{"FIRST SEEN", false, func(c *Crawler) string { return timeText(c.FirstSeen) }},
+	{"LAST SEEN", false, func(c *Crawler) string { return timeText(c.LastSeen) }},
+}
+
 // escalationColumns are the escalated crawlers table's columns; the
 // target that began an escalation comes last, as the widest.
 var escalationColumns = []column[Escalation]{
@@ -151,6 +190,11 @@ var escalationColumns = []column[Escalation]{
 
 // writeColumns writes rows as an aligned table under the columns' titles.
 func writeColumns[T any](w *bufio.Writer, cols []column[T], rows []T) {
+	writeIndented(w, "", cols, rows)
+}
+
+// writeIndented is writeColumns with each line after indent.
+func writeIndented[T any](w *bufio.Writer, indent string, cols []column[T], rows []T) {
 	cells := [][]string{make([]string, len(cols))}
 	for i, col := range cols {
 		cells[0][i] = col.title
@@ -181,7 +225,7 @@ func writeColumns[T any](w *bufio.Writer, cols []column[T], rows []T) {
 				line.WriteString(cell + pad)
 			}
 		}
-		w.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		w.WriteString(indent + strings.TrimRight(line.String(), " ") + "\n")
 	}
 }
 

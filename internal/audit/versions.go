@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"slices"
 )
 
@@ -25,23 +24,23 @@ func countVersion(vs []VersionCount, h []byte) []VersionCount {
 // versions listed: a version listed twice counts once, and the last slot,
 // which stands for every version past the first MaxVersions-1 once they
 // are full (OtherVersions), once for all of them.
-func countJudged(vs []VersionCount, list [][]byte) []VersionCount {
+func countJudged(vs []VersionCount, list []string) []VersionCount {
 	const last = MaxVersions - 1
 	inLast := false
 	for i, v := range list {
-		if slices.ContainsFunc(list[:i], func(w []byte) bool { return bytes.Equal(v, w) }) {
+		if slices.Contains(list[:i], v) {
 			continue
 		}
-		j := slices.IndexFunc(vs, func(c VersionCount) bool { return c.Hash == string(v) })
+		j := slices.IndexFunc(vs, func(c VersionCount) bool { return c.Hash == v })
 		switch {
 		case j >= 0 && j < last:
 			vs[j].Count++
 			continue
 		case j < 0 && len(vs) < last:
-			vs = append(vs, VersionCount{Hash: string(v), Count: 1})
+			vs = append(vs, VersionCount{Hash: v, Count: 1})
 			continue
 		case j < 0 && len(vs) == last:
-			vs = append(vs, VersionCount{Hash: string(v)})
+			vs = append(vs, VersionCount{Hash: v})
 		case j < 0:
 			vs[last].Hash = OtherVersions
 		}

@@ -38,6 +38,9 @@ type Decision struct {
 	EscalationBegan                bool
 	EscalatedSince, EscalatedUntil time.Time
 	EscalatedBy                    string
+	// Instance and FetcherClass are written when set (see the constants
+	// of the same names).
+	Instance, FetcherClass string
 }
 
 // Fields appends the record's fields to fs, in the schema's order, and
@@ -90,6 +93,7 @@ func (d *Decision) Fields(fs []zap.Field) []zap.Field {
 			fs = append(fs, zap.String(IdentityMethod, d.IdentityMethod))
 		}
 	}
+	fs = appendOptional(fs, d.Instance, d.FetcherClass)
 	if d.Escalation != "" {
 		fs = append(fs, zap.String(Escalation, d.Escalation), zap.String(EscalatedBy, d.EscalatedBy))
 		if !d.EscalatedSince.IsZero() {
@@ -110,6 +114,9 @@ type Served struct {
 	HTTPStatus                         int
 	// RobotsHash names the version served; "" when it cannot be named.
 	RobotsHash string
+	// Instance and FetcherClass are written when set (see the constants
+	// of the same names).
+	Instance, FetcherClass string
 }
 
 // Fields appends the line's fields to fs and returns the result.
@@ -129,6 +136,18 @@ func (s *Served) Fields(fs []zap.Field) []zap.Field {
 	)
 	if s.RobotsHash != "" {
 		fs = append(fs, zap.String(RobotsHash, s.RobotsHash))
+	}
+	return appendOptional(fs, s.Instance, s.FetcherClass)
+}
+
+// appendOptional appends the instance and the fetcher class, each when
+// set.
+func appendOptional(fs []zap.Field, instance, class string) []zap.Field {
+	if instance != "" {
+		fs = append(fs, zap.String(Instance, instance))
+	}
+	if class != "" {
+		fs = append(fs, zap.String(FetcherClass, class))
 	}
 	return fs
 }

@@ -57,6 +57,29 @@ const (
 	// RobotsHash names the robots.txt version: its content hash, or
 	// "unavailable", "unreachable", "disallow_all".
 	RobotsHash = "robots_hash"
+	// Instance is the id of the Caddy instance that wrote the line, so
+	// that the audit of several instances' logs can tell them apart
+	// wherever their lines were gathered. Optional: a reader takes the
+	// log the line came from for an instance when it is absent.
+	Instance = "instance"
+	// FetcherClass is the class of the client the line names by a
+	// product token (the agent of a decision; of a served line, any of
+	// its agents): FetcherUserTriggered or FetcherCrawler. Written
+	// whenever the line names a token; absent, a reader takes
+	// FetcherCrawler.
+	FetcherClass = "fetcher_class"
+)
+
+// Values of FetcherClass.
+const (
+	// FetcherCrawler: a crawler, the client RFC 9309 addresses, or any
+	// client that is not a user-triggered fetcher.
+	FetcherCrawler = "crawler"
+	// FetcherUserTriggered: a fetcher that, its operator documents,
+	// fetches a page because a person asked it to (ChatGPT-User,
+	// Perplexity-User, Claude-User, Google's user-triggered fetchers,
+	// ...), rather than crawling on its own.
+	FetcherUserTriggered = "user_triggered"
 )
 
 // Fields of a compliance record (MsgDecision).
