@@ -11,6 +11,7 @@ import (
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 )
@@ -22,7 +23,7 @@ import (
 // counting costs no label lookup.
 type metrics struct {
 	decisions  *prometheus.CounterVec // verdict, mode, agent
-	denials    *prometheus.CounterVec // mode, compliance
+	denials    *prometheus.CounterVec // mode, compliance, fetcher
 	fetches    *prometheus.CounterVec // outcome
 	claims     *prometheus.CounterVec // outcome, method
 	dnsLookups *prometheus.CounterVec // result
@@ -35,9 +36,10 @@ type metrics struct {
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
 	claimSeries [7][4]prometheus.Counter
-	// denialSeries are the denials' series, by mode (enforce, log) and
-	// compliance, resolved once for the same reason.
-	denialSeries [2][4]prometheus.Counter
+	// denialSeries are the denials' series, by mode (enforce, log),
+	// fetcher (crawler, user-triggered) and compliance, resolved once for
+	// the same reason.
+	denialSeries [2][2][4]prometheus.Counter
 }
 
 // collectors holds the metric collectors, under metricsName, for as long
@@ -83,8 +85,8 @@ func newCollectors() *metrics {
 		}, []string{"verdict", "mode", "agent"}),
 		denials: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "denials_total",
-			Help: "Denied requests of clients the rules bind, by mode (enforce, log) and compliance (violation, grace, protective).",
-		}, []string{"mode", "compliance"}),
+			Help: "Denied requests of clients the rules bind, by mode (enforce, log), compliance (violation, grace, protective) and fetcher (crawler, user_triggered).",
+		}, []string{"mode", "compliance", "fetcher"}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "robots_fetches_total",
 			Help: "robots.txt requests sent, by outcome (2xx, 3xx, 4xx, 5xx, error).",
@@ -109,8 +111,10 @@ func newCollectors() *metrics {
 	}
 	m.resolveClaimSeries()
 	for i, mode := range [2]string{"enforce", "log"} {
-		for c := range m.denialSeries[i] {
-			m.denialSeries[i][c] = m.denials.WithLabelValues(mode, enforce.Compliance(c).String())
+		for u, fetcher := range [2]string{record.FetcherCrawler, record.FetcherUserTriggered} {
+			for c := range m.denialSeries[i][u] {
+				m.denialSeries[i][u][c] = m.denials.WithLabelValues(mode, enforce.Compliance(c).String(), fetcher)
+			}
 		}
 	}
 	return m
@@ -164,13 +168,15 @@ func (m *metrics) countFetch(status int, err error) {
 	m.fetches.WithLabelValues(outcome).Inc()
 }
 
-// countDenial counts a denial by its compliance.
-func (m *metrics) countDenial(mode string, c enforce.Compliance) {
-	if i := b2i(mode == "log"); int(c) < len(m.denialSeries[i]) {
-		m.denialSeries[i][c].Inc()
+// countDenial counts a denial by its compliance, and whether a
+// user-triggered fetcher's.
+func (m *metrics) countDenial(mode string, c enforce.Compliance, userTriggered bool) {
+	i, u := b2i(mode == "log"), b2i(userTriggered)
+	if int(c) < len(m.denialSeries[i][u]) {
+		m.denialSeries[i][u][c].Inc()
 		return
 	}
-	m.denials.WithLabelValues(mode, c.String()).Inc()
+	m.denials.WithLabelValues(mode, c.String(), [2]string{record.FetcherCrawler, record.FetcherUserTriggered}[u]).Inc()
 }
 
 // countClaim counts a crawler's claim by its outcome and method.

@@ -22,7 +22,7 @@ func (h *Handler) record(r *http.Request, jd *enforce.Judgement, f *decisionFact
 		extra.Add(zap.Inline(&f.access))
 	}
 	if !jd.Allowed {
-		h.metrics.countDenial(h.Mode, jd.Evidence.Compliance)
+		h.metrics.countDenial(h.Mode, jd.Evidence.Compliance, jd.UserTriggered)
 	}
 	c := h.logger.Check(zapcore.InfoLevel, record.MsgDecision)
 	if c == nil {

@@ -79,7 +79,7 @@ func TestE2EStateAcrossReloadAndRestart(t *testing.T) {
 	}
 	check("before", honest, "/drafts/a", "grace", true)
 	check("before", other, "/private/a", "violation", false)
-	denials := e2eMetric(t, c, `caddy_robots_enforce_denials_total{compliance="grace",mode="enforce"}`)
+	denials := e2eMetric(t, c, `caddy_robots_enforce_denials_total{compliance="grace",fetcher="crawler",mode="enforce"}`)
 
 	vars["<OPTIONS>"] = "body \"denied again\""
 	c.load(e2eStateSite)
@@ -88,7 +88,7 @@ func TestE2EStateAcrossReloadAndRestart(t *testing.T) {
 	// A violation after the reload by the crawler that fetched robots.txt
 	// before it is still one "after fetch".
 	check("after a reload", honest, "/private/b", "violation", true)
-	if got := e2eMetric(t, c, `caddy_robots_enforce_denials_total{compliance="grace",mode="enforce"}`); got != denials+1 {
+	if got := e2eMetric(t, c, `caddy_robots_enforce_denials_total{compliance="grace",fetcher="crawler",mode="enforce"}`); got != denials+1 {
 		t.Errorf("grace denials after a reload = %v, want %v: the counter went on", got, denials+1)
 	}
 

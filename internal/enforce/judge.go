@@ -50,6 +50,9 @@ type JudgeConfig struct {
 	// RecordAll gives every judgement its record, not only those a
 	// compliance record is due for: "caddy robots check" prints each.
 	RecordAll bool
+	// Instance names the instance that judges, in each record it writes,
+	// so that the audit of several instances' logs tells them apart.
+	Instance string
 }
 
 // A Judge makes the whole judgement of a request, in one call: which

@@ -37,6 +37,10 @@ func (jd *Judgement) fillRecord() *record.Decision {
 		ClientIP:       req.ClientIP,
 		Served:         len(ev.Served) > 0,
 		ContentUsage:   jd.Usage.String(),
+		Instance:       jd.judge.cfg.Instance,
+	}
+	if jd.Token != "" {
+		rec.FetcherClass = fetcherClass(jd.UserTriggered)
 	}
 	if snap := jd.Snapshot; snap != nil {
 		rec.RobotsHash, rec.RobotsSource, rec.RobotsFetchedAt = snap.Hash, snap.Source, snap.FetchedAt
@@ -101,4 +105,12 @@ func (jd *Judgement) ReadingPath() string {
 		}
 	}
 	return strings.Clone(jd.Path)
+}
+
+// fetcherClass names the class of a fetcher as records write it.
+func fetcherClass(userTriggered bool) string {
+	if userTriggered {
+		return record.FetcherUserTriggered
+	}
+	return record.FetcherCrawler
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
@@ -48,9 +49,17 @@ func (jd *Judgement) NoteServed(version string, status int, at time.Time) *recor
 	if j.store != nil && j.cfg.FixedKey == "" && version != robotstxt.VersionUnavailable && req.Site != "" {
 		j.store.Hint(req.Site, version)
 	}
-	return &record.Served{
+	line := &record.Served{
 		Site: req.Site, Host: req.Host, Method: req.Method, URI: req.URI, UserAgent: req.UserAgent,
 		Agents: h.names, CreditedAgents: proven, ClientIP: req.ClientIP, RemoteIP: req.RemoteIP,
-		HTTPStatus: status, RobotsHash: version,
+		HTTPStatus: status, RobotsHash: version, Instance: j.cfg.Instance,
 	}
+	if len(h.names) > 0 {
+		user := false
+		for _, name := range h.names {
+			user = user || agent.UserTriggered(name)
+		}
+		line.FetcherClass = fetcherClass(user)
+	}
+	return line
 }
