@@ -203,7 +203,9 @@ func identityOf(id []byte) string {
 		return IdentityPending
 	case IdentityUnconfirmed:
 		return IdentityUnconfirmed
-	case IdentityForged:
+	case IdentityForged, "replayed":
+		// A replayed signature is a claim that failed its proof, as a
+		// forged one is: the forgeries, never the agent's row.
 		return IdentityForged
 	}
 	return string(id)

@@ -127,3 +127,20 @@ func rowOf(r *Report, agent string) *Crawler {
 	}
 	return nil
 }
+
+// TestReplayedIsForgery checks that a replayed signature's record counts
+// among the forgeries of the token it claimed, as a forged claim's does,
+// and never in the agent's own row.
+func TestReplayedIsForgery(t *testing.T) {
+	l := &recLog{t: t}
+	const site = "https://a.example"
+	l.decision(1, recDenial(site, "ExampleAgent", "verified", "203.0.113.5", "ExampleAgent/1.0", "/private/a", record.Violation, "/private/", 2, "v1", "v1"))
+	l.decision(2, recDenial(site, "ExampleAgent", "replayed", "198.51.100.9", "ExampleAgent/1.0", "/private/b", record.Violation, "/private/", 2, "v1", "v1"))
+	r := onePassReport(t, Options{}, [2]string{"a.log", l.String()})
+	if row := rowOf(r, "ExampleAgent"); row == nil || row.Requests != 1 || row.Identity != IdentityVerified {
+		t.Errorf("the agent's row: %+v, want its one verified request", row)
+	}
+	if len(r.Forgeries) != 1 || r.Forgeries[0].Requests != 1 {
+		t.Errorf("forgeries %+v, want the replay among them", r.Forgeries)
+	}
+}
