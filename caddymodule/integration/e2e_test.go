@@ -177,7 +177,7 @@ var (
 		"host", "method", "uri", "user_agent", "agent", "bot_class", "verdict", "mode", "reason",
 		"reading", "group_line", "rule", "rule_line", "compliance", "grace", "judged_versions",
 		"robots_hash", "robots_source", "remote_ip", "client_ip", "agent_fetched_robots", "served_robots",
-		"automation", "robots_fetched_at",
+		"automation", "robots_fetched_at", "fetcher_class",
 	}
 	e2eServedFields   = []string{"served_at", "served_hash", "served_link"}
 	e2eAssessedFields = []string{"rfc9309_verdict", "google_verdict"}
@@ -236,7 +236,7 @@ func TestE2EComplianceRecords(t *testing.T) {
 			maps.Copy(w, e2eRecord{"rfc9309_verdict": "deny", "google_verdict": "deny"})
 		}
 		maps.Copy(w, e2eRecord{"level": "info", "logger": "http.handlers.robots_enforce", "msg": "robots.txt decision",
-			"record_version": 3.0, "site": "http://site.test", "host": "site.test", "method": "GET", "grace": false,
+			"record_version": 3.0, "site": "http://site.test", "host": "site.test", "method": "GET", "grace": false, "fetcher_class": "crawler",
 			"robots_hash": hash, "robots_source": "http://site.test/robots.txt", "remote_ip": "127.0.0.1", "client_ip": "127.0.0.1"})
 	}
 
