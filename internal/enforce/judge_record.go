@@ -39,7 +39,7 @@ func (jd *Judgement) fillRecord() *record.Decision {
 		ContentUsage:   jd.Usage.String(),
 		Instance:       jd.judge.cfg.Instance,
 	}
-	if jd.Token != "" {
+	if jd.Token != "" && jd.Classification.Automated() { // a browser's token is no fetcher's
 		rec.FetcherClass = fetcherClass(jd.UserTriggered)
 	}
 	if snap := jd.Snapshot; snap != nil {
