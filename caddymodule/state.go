@@ -108,7 +108,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	}
 	v, loaded, err := states.LoadOrNew(key, func() (caddy.Destructor, error) {
 		st := &sharedState{served: enforce.NewServed(0), violators: enforce.NewViolators(0)}
-		st.logger.Store(h.logger)
+		st.logger.Store(h.warnings)
 		if storage != nil {
 			st.persist = newPersister(storage, key, st.log)
 		}
@@ -135,6 +135,6 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 		}
 	}
 	h.stateName = key
-	st.logger.Store(h.logger)
+	st.logger.Store(h.warnings)
 	return st, nil
 }

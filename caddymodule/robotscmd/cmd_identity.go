@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
@@ -42,34 +39,17 @@ func addIdentityFlags(cmd *cobra.Command) {
 }
 
 // readIdentityFlags reads the verification flags into the handler's Verify
-// configuration, and the time to wait; bad collects what is wrong.
+// configuration, and the time to wait; bad collects what is wrong with
+// their syntax. Their values are the verify block's, which the handler's
+// code checks (Verify.Validate, or the Settings of check's handler).
 func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) (caddymodule.Verify, time.Duration) {
-	var cfg caddymodule.Verify
-	switch b := fl.String("verify-builtin"); b {
-	case "on", "off":
-		cfg.Builtin = b
-	default:
-		bad("--verify-builtin %q: want on or off", b)
-	}
+	cfg := caddymodule.Verify{Builtin: fl.String("verify-builtin"), Resolver: fl.String("resolver")}
 	ranges, _ := fl.GetStringArray("ip-ranges")
 	for _, r := range ranges {
 		tok, src, ok := strings.Cut(r, "=")
-		switch {
-		case !ok || !rules.IsProductToken(tok) || src == "":
+		if !ok || !rules.IsProductToken(tok) || src == "" {
 			bad("--ip-ranges %q: want <token>=<file|url>, e.g. GPTBot=gptbot.json", r)
 			continue
-		case isRobotsURL(src):
-			if robotstxt.URLHost(src) == "" {
-				bad("--ip-ranges %q: a URL with no host", r)
-			}
-		default:
-			// The verifier reads a file when it starts and, failing,
-			// would leave the claim pending: say so now.
-			if st, err := os.Stat(src); err != nil {
-				bad("--ip-ranges %q: %w", r, err)
-			} else if st.IsDir() {
-				bad("--ip-ranges %q: %s is a directory", r, src)
-			}
 		}
 		cfg.IPRanges = append(cfg.IPRanges, caddymodule.IPRanges{Token: tok, Source: src})
 	}
@@ -86,18 +66,9 @@ func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) 
 		}
 		cfg.ReverseDNS[tok] = append(cfg.ReverseDNS[tok], suffixes...)
 	}
-	if cfg.Resolver = fl.String("resolver"); cfg.Resolver != "" {
-		host, port, err := net.SplitHostPort(cfg.Resolver)
-		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
-			bad("--resolver %q: want <host:port>, e.g. 127.0.0.1:53", cfg.Resolver)
-		}
-	}
 	timeout := fl.Duration("timeout")
 	if timeout <= 0 {
 		bad("--timeout %v: want a positive duration, e.g. 10s", timeout)
-	}
-	if err := cfg.Validate(); err != nil { // the handler's own checks, as a backstop
-		bad("%w", err)
 	}
 	return cfg, timeout
 }

@@ -81,6 +81,7 @@ func runVerify(fl caddycmd.Flags, out io.Writer) (int, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	cfg, timeout := readIdentityFlags(fl, bad)
+	errs = append(errs, flagErrors(cfg.Validate())...)
 	args := fl.Args()
 	var token string
 	var addrs []netip.Addr

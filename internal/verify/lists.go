@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 )
 
 // PublishedList is one range list a crawler's operator publishes, in the
@@ -98,17 +99,47 @@ func (v *Verifier) loadFiles() error {
 		if !l.isFile {
 			continue
 		}
-		body, err := readFileLimited(l.source, MaxListSize)
+		rl, err := readRangeFile(l.source)
 		if err != nil {
-			return fmt.Errorf("range list %s: %w", l.source, err)
-		}
-		rl, err := ParseRangeList(body)
-		if err != nil {
-			return fmt.Errorf("range list %s%s: %w", l.source, jsonErrorLine(body, err), err)
+			return err
 		}
 		v.setList(l, &listCopy{prefixes: rl.Prefixes, fetched: v.cfg.Now(), creation: rl.CreationTime})
 	}
 	return nil
+}
+
+// CheckRangeFile reads and checks a local range list file as New reads it
+// (see Config.RangeOverrides), so that a configuration adapter can report
+// a missing or malformed list when the configuration is adapted, before
+// any verifier is built. The error names the file and, for a JSON error,
+// its line.
+func CheckRangeFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err // names the file
+	}
+	switch {
+	case st.IsDir():
+		return fmt.Errorf("range list %s is a directory, not a file", path)
+	case !st.Mode().IsRegular():
+		// A FIFO or a device could block the configuration's loading.
+		return fmt.Errorf("range list %s: not a regular file", path)
+	}
+	_, err = readRangeFile(path)
+	return err
+}
+
+// readRangeFile reads and parses a local range list file.
+func readRangeFile(path string) (RangeList, error) {
+	body, err := readFileLimited(path, MaxListSize)
+	if err != nil {
+		return RangeList{}, fmt.Errorf("range list %s: %w", path, err)
+	}
+	rl, err := ParseRangeList(body)
+	if err != nil {
+		return RangeList{}, fmt.Errorf("range list %s%s: %w", path, jsonErrorLine(body, err), err)
+	}
+	return rl, nil
 }
 
 // jsonErrorLine returns ":<line>" for an error ParseRangeList found at a
