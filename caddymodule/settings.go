@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -166,6 +165,21 @@ type OptionError struct {
 func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
+// problems are every problem of a configuration, reported at once, on one
+// line as log messages are.
+type problems []error
+
+func (p problems) Error() string {
+	msgs := make([]string, len(p))
+	for i, err := range p {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns each problem.
+func (p problems) Unwrap() []error { return p }
+
 // optionErrors returns the problems in err, each an *OptionError: those
 // err joins, and err itself, of option unless it names a finer one.
 func optionErrors(option string, err error) []error {
@@ -194,7 +208,7 @@ func (h *Handler) Settings() (*Settings, error) {
 	c.setDefaults()
 	s := new(Settings)
 	if errs := c.read(s); len(errs) > 0 {
-		return nil, fmt.Errorf("robots_enforce: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("robots_enforce: %w", problems(errs))
 	}
 	return s, nil
 }

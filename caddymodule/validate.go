@@ -235,7 +235,7 @@ func (h *Handler) Validate() error {
 // validate checks the configuration as it is, every problem at once.
 func (h *Handler) validate() error {
 	if errs := h.read(new(Settings)); len(errs) > 0 {
-		return fmt.Errorf("robots_enforce: %w", errors.Join(errs...))
+		return fmt.Errorf("robots_enforce: %w", problems(errs))
 	}
 	return nil
 }

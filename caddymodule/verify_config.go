@@ -86,7 +86,12 @@ type SignatureAgent struct {
 // Validate checks the configuration, as the handler's Validate does;
 // the "caddy robots" commands check their flags with it. Each problem is
 // an *OptionError.
-func (v *Verify) Validate() error { return errors.Join(v.read(new(Settings))...) }
+func (v *Verify) Validate() error {
+	if errs := v.read(new(Settings)); len(errs) > 0 {
+		return problems(errs)
+	}
+	return nil
+}
 
 // A verifyCheck checks one option of the verify block, and reads it into
 // the Settings; the Caddyfile parser runs it as the option's line is read.
