@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 )
 
 // The JSON field reference (docs/json.md) lists every field of the handler
@@ -93,6 +95,29 @@ func TestDocsDirectiveReference(t *testing.T) {
 		"content_usage", "verify"} {
 		if !slices.Contains(names, opt) {
 			t.Errorf("the README's directive reference leaves out %q", opt)
+		}
+	}
+}
+
+// The README's table of reasons names every reason a decision can give,
+// and the record's reason field lists every one but not_automated, which
+// no record carries (the rules bind no such client).
+func TestDocsReasons(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "| reason | why |\n")
+	table, _, _ = strings.Cut(table, "\n\n")
+	_, field, _ := strings.Cut(string(readme), "| `reason` | string |")
+	field, _, _ = strings.Cut(field, "\n")
+	for r := range enforce.NumReasons {
+		name := enforce.Reason(r).String()
+		if !strings.Contains(table, "| `"+name+"` |") {
+			t.Errorf("the README's table of reasons does not explain %q", name)
+		}
+		if inField := strings.Contains(field, "`"+name+"`"); inField != (enforce.Reason(r) != enforce.ReasonNotAutomated) {
+			t.Errorf("the README's record field reason: %q listed %v", name, inField)
 		}
 	}
 }

@@ -81,8 +81,8 @@ with the compliance record's field names.
 
 Exit status: 0 when every target is allowed, 1 when one is disallowed, 2 on
 a usage error, a robots.txt file that cannot be read or that the handler
-would refuse, a URL that gives no HTTP response, or a claim whose
-verification did not end within --timeout.`,
+would refuse, a URL that gives no HTTP response, or a claim that got no
+answer (pending at --timeout, or unconfirmed).`,
 		Example: `  $ caddy robots check --robots robots.txt --ua GPTBot /blog/post.html
   $ caddy robots check --robots https://example.com/robots.txt \
         --ua "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" \
@@ -279,7 +279,7 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 
 	results := make([]checkResult, 0, len(o.targets))
 	status := exitOK
-	var pending []string
+	var pending, unconfirmed []string
 	now := time.Now()
 	for _, t := range o.targets {
 		req := enforce.Request{Method: http.MethodGet, URL: t.url, URI: t.given, UserAgent: o.userAgent, Now: now}
@@ -292,8 +292,11 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 		if id != nil {
 			r.addIdentity(o.ip, id.last, cfg.IdentityPolicy.Forged, jd.Unproven != "")
 		}
-		if jd.Identity.Outcome == verify.Pending {
+		switch jd.Identity.Outcome {
+		case verify.Pending:
 			pending = append(pending, t.given)
+		case verify.Unconfirmed:
+			unconfirmed = append(unconfirmed, t.given)
 		}
 		if !jd.Allowed {
 			status = exitFindings
@@ -309,9 +312,8 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, fmt.Errorf("robots check: writing the result: %w", err)
 	}
-	if len(pending) > 0 {
-		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified within %v (%s)",
-			o.ip, o.timeout, strings.Join(pending, ", "))
+	if err := noAnswer(o.timeout, pending, unconfirmed); err != nil {
+		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified: %w", o.ip, err)
 	}
 	return status, nil
 }
@@ -341,8 +343,8 @@ func escalatedClient(o checkOptions) *enforce.Violators {
 }
 
 // waitingIdentity is the commands' enforce.Identity: it waits for each
-// answer (verify.Verifier.VerifyNow) until ctx is done, and keeps what
-// explains the last one for the output.
+// answer (claimChecker.answer) until ctx is done, and keeps what explains
+// the last one for the output.
 type waitingIdentity struct {
 	claims *claimChecker
 	ctx    context.Context
