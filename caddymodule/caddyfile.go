@@ -8,14 +8,12 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/dustin/go-humanize"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
 func init() {
-	httpcaddyfile.RegisterHandlerDirective("robots_enforce", parseCaddyfile)
+	httpcaddyfile.RegisterDirective("robots_enforce", parseDirective)
 	// Before redir: after the directives that set variables and headers,
 	// and before everything that redirects, rewrites the path (rewrite,
 	// uri, try_files), authenticates or answers (respond, reverse_proxy,
@@ -24,10 +22,26 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("robots_enforce", httpcaddyfile.Before, "redir")
 }
 
-func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+// parseDirective reads a robots_enforce directive into a route, as
+// httpcaddyfile.RegisterHandlerDirective would, and refuses a second
+// handler that would judge the same requests (see oneHandlerPerSite).
+func parseDirective(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
+	if !h.Next() {
+		return nil, h.ArgErr()
+	}
+	where := fmt.Sprintf("%s:%d", h.File(), h.Line()) // before the matcher's look-ahead resets the cursor
+	matcherSet, err := h.ExtractMatcherSet()
+	if err != nil {
+		return nil, err
+	}
+	if err := oneHandlerPerSite(h, where, matcherSet != nil); err != nil {
+		return nil, err
+	}
 	var r Handler
-	err := r.UnmarshalCaddyfile(h.Dispenser)
-	return &r, err
+	if err := r.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	return h.NewRoute(matcherSet, &r), nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
@@ -77,7 +91,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // The inline text is best a heredoc (<<END ... END); a quoted string works
 // when it holds real line breaks, since the Caddyfile does not read escapes
-// such as \n.
+// such as \n. A file or inline source's text is linted as it is read: an
+// error "caddy robots lint" would report fails the Caddyfile.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	seen := givenOnce{}
@@ -88,12 +103,21 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("%v", err)
 		}
 		if d.NextArg() {
-			return d.ArgErr()
+			return d.Errf("robots_enforce %s %s: want at most one argument, the mode (enforce or log), then a block", h.Mode, d.Val())
 		}
 	}
 	for d.NextBlock(0) {
 		if err := h.unmarshalOption(d, seen); err != nil {
 			return err
+		}
+	}
+	s := new(Settings)
+	for _, c := range fieldChecks {
+		_ = c.check(h, s) // each was checked as it was read
+	}
+	for _, c := range crossChecks {
+		if err := c.check(h, s); err != nil {
+			return seen.errAt(c.option, err)
 		}
 	}
 	return nil
@@ -123,6 +147,13 @@ func (g givenOnce) once(d *caddyfile.Dispenser, name string) error {
 	return nil
 }
 
+// errAt returns err with the file and line where option was given, as
+// the dispenser's errors carry theirs.
+func (g givenOnce) errAt(option string, err error) error {
+	where, _, _ := strings.Cut(g[option], ", ")
+	return fmt.Errorf("%w, at %s", err, where)
+}
+
 // unmarshalOption reads one subdirective, and checks its value at once,
 // so that an error names the file and line it is on.
 func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error {
@@ -146,43 +177,61 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error 
 	return nil
 }
 
+// optionSyntax is how each subdirective of one value is written: the
+// error of a line that gives it none, or more than one, says so.
+var optionSyntax = map[string]string{
+	"mode":          "mode enforce|log",
+	"status":        "status <code>, as in status 451",
+	"body":          `body <text>, the text quoted when it has spaces, as in body "Disallowed by robots.txt"`,
+	"wildcard":      "wildcard crawlers|automated|all|none",
+	"unreachable":   "unreachable deny|allow",
+	"refresh":       "refresh <duration>, in one word, as in refresh 12h or refresh 1d",
+	"max_size":      "max_size <size>, in one word, as in max_size 1MiB",
+	"fetch_timeout": "fetch_timeout <duration>, in one word, as in fetch_timeout 5s",
+	"max_hosts":     "max_hosts <count>, as in max_hosts 4096",
+	"content_usage": "content_usage header|off|override",
+	"serve_robots":  "serve_robots enforced|origin",
+	"origin":        "origin case_sensitive|case_insensitive",
+}
+
+// oneValue reads the one value of the subdirective opt, whose syntax
+// says how it is written.
+func oneValue(d *caddyfile.Dispenser, opt, syntax string) (string, error) {
+	args := d.RemainingArgs()
+	if len(args) != 1 {
+		return "", d.Errf("%s: want one value, written %s", strings.Join(append([]string{opt}, args...), " "), syntax)
+	}
+	return args[0], nil
+}
+
 // readOption reads the subdirective opt.
 func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
+	if syntax, ok := optionSyntax[opt]; ok {
+		val, err := oneValue(d, opt, syntax)
+		if err != nil {
+			return err
+		}
+		return h.setOption(d, opt, val)
+	}
 	switch opt {
-	case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
-		"content_usage", "serve_robots", "origin":
-		var val string
-		if !d.Args(&val) || d.NextArg() {
-			return d.ArgErr()
-		}
-		if err := h.setOption(d, opt, val); err != nil {
-			return err
-		}
 	case "source":
-		if err := h.parseSource(d); err != nil {
-			return err
-		}
+		return h.parseSource(d)
 	case "new_hosts":
-		if err := h.parseNewHosts(d); err != nil {
-			return err
-		}
+		return h.parseNewHosts(d)
 	case "allow_agents":
 		args := d.RemainingArgs()
 		if len(args) == 0 {
-			return d.ArgErr()
+			return d.Errf("allow_agents: want one or more product tokens, as in allow_agents UptimeRobot MyMonitor")
 		}
 		h.AllowAgents = append(h.AllowAgents, args...)
 	case "verify":
-		if err := h.parseVerify(d); err != nil {
-			return err
-		}
+		return h.parseVerify(d)
 	case "violators":
-		if err := h.parseViolators(d); err != nil {
-			return err
-		}
+		return h.parseViolators(d)
 	case "log_allowed":
-		if d.NextArg() {
-			return d.ArgErr()
+		if args := d.RemainingArgs(); len(args) > 0 {
+			return d.Errf("log_allowed %s: log_allowed takes no value; give log_allowed alone to record allowed requests too, or leave it out",
+				strings.Join(args, " "))
 		}
 		h.LogAllowed = true
 	default:
@@ -225,11 +274,11 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 			h.FetchTimeout = caddy.Duration(dur)
 		}
 	case "max_size":
-		n, err := humanize.ParseBytes(val)
-		if err != nil || n > 1<<31 {
-			return d.Errf("max_size %q: not a size such as 500KiB or 1MiB", val)
+		n, err := ParseByteSize(val)
+		if err != nil {
+			return d.Errf("%v", err)
 		}
-		h.MaxSize = ByteSize(n)
+		h.MaxSize = n
 	case "max_hosts":
 		n, err := strconv.Atoi(val)
 		if err != nil {
@@ -257,113 +306,6 @@ func (h *Handler) parseViolators(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// parseVerify reads "verify off" or a verify block.
-func (h *Handler) parseVerify(d *caddyfile.Dispenser) error {
-	v := &Verify{}
-	h.Verify = v
-	seen := givenOnce{}
-	if d.NextArg() {
-		if d.Val() != "off" || d.NextArg() {
-			return d.Errf("verify: want verify off, or a block")
-		}
-		v.Off = true
-		return nil
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		opt := d.Val()
-		// ip_ranges and reverse_dns add a token's sources line by line;
-		// the others set one value.
-		if opt != "ip_ranges" && opt != "reverse_dns" {
-			if err := seen.once(d, "verify "+opt); err != nil {
-				return err
-			}
-		}
-		switch opt {
-		case "ip_ranges":
-			var tok, src string
-			if !d.Args(&tok, &src) || d.NextArg() {
-				return d.Errf("verify ip_ranges: want <token> <file|url>")
-			}
-			v.IPRanges = append(v.IPRanges, IPRanges{Token: tok, Source: src})
-		case "reverse_dns":
-			args := d.RemainingArgs()
-			if len(args) < 2 {
-				return d.Errf("verify reverse_dns: want <token> <domain-suffix>...")
-			}
-			if v.ReverseDNS == nil {
-				v.ReverseDNS = make(map[string][]string)
-			}
-			v.ReverseDNS[args[0]] = append(v.ReverseDNS[args[0]], args[1:]...)
-		case "web_bot_auth":
-			if err := parseWebBotAuth(d, v); err != nil {
-				return err
-			}
-		case "builtin", "forged", "pending", "resolver", "undeclared":
-			var val string
-			if !d.Args(&val) || d.NextArg() {
-				return d.ArgErr()
-			}
-			switch opt {
-			case "builtin":
-				v.Builtin = val
-			case "forged":
-				v.Forged = val
-			case "pending":
-				v.Pending = val
-			case "undeclared":
-				v.Undeclared = val
-			default:
-				v.Resolver = val
-			}
-		default:
-			return d.Errf("verify: unrecognized subdirective %q", opt)
-		}
-	}
-	if errs := v.validate(); len(errs) > 0 {
-		return d.Errf("%v", errs[0])
-	}
-	return nil
-}
-
-// parseWebBotAuth reads "web_bot_auth on|off", or "web_bot_auth [on]"
-// with a block of "agent <token> <https-origin> [keys <jwks-file>]"
-// lines, each checked as it is read so that an error names its line.
-func parseWebBotAuth(d *caddyfile.Dispenser, v *Verify) error {
-	args := d.RemainingArgs()
-	if len(args) > 1 {
-		return d.ArgErr()
-	}
-	if len(args) == 1 {
-		v.WebBotAuth = args[0]
-	}
-	block := false
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		block = true
-		if d.Val() != "agent" {
-			return d.Errf("verify web_bot_auth: unrecognized subdirective %q", d.Val())
-		}
-		a := d.RemainingArgs()
-		switch {
-		case len(a) == 2:
-			v.SignatureAgents = append(v.SignatureAgents, SignatureAgent{Token: a[0], Origin: a[1]})
-		case len(a) == 4 && a[2] == "keys":
-			v.SignatureAgents = append(v.SignatureAgents, SignatureAgent{Token: a[0], Origin: a[1], Keys: a[3]})
-		default:
-			return d.Errf("verify web_bot_auth agent: want <token> <https-origin> [keys <jwks-file>]")
-		}
-		if err := v.checkAgent(len(v.SignatureAgents) - 1); err != nil {
-			return d.Errf("%v", err)
-		}
-	}
-	switch {
-	case !block && len(args) == 0:
-		return d.Errf("verify web_bot_auth: want on, off, or a block of agent lines")
-	case block && v.WebBotAuth == "off":
-		return d.Errf("verify web_bot_auth off: a block of agents needs it on; leave off out")
-	}
-	return nil
-}
-
 // parseNewHosts reads "new_hosts <count> per <duration>".
 func (h *Handler) parseNewHosts(d *caddyfile.Dispenser) error {
 	args := d.RemainingArgs()
@@ -382,28 +324,39 @@ func (h *Handler) parseNewHosts(d *caddyfile.Dispenser) error {
 	return nil
 }
 
+// sourceSyntax is how each kind of source is written.
+var sourceSyntax = map[string]string{
+	"upstream": "source upstream",
+	"file":     "source file <path>, as in source file /etc/caddy/robots.txt",
+	"url":      "source url <url>, as in source url https://static.example.com/robots.txt",
+	"inline":   "source inline <text>, best a heredoc: source inline <<TXT, its lines, then TXT",
+}
+
 // parseSource reads "source upstream|file <path>|url <url>|inline <text>".
 func (h *Handler) parseSource(d *caddyfile.Dispenser) error {
 	args := d.RemainingArgs()
 	if len(args) == 0 {
-		return d.ArgErr()
+		return d.Errf("source: want upstream, file <path>, url <url> or inline <text>")
 	}
 	s := &Source{Kind: args[0]}
+	syntax, known := sourceSyntax[s.Kind]
 	switch {
+	case !known:
+		return d.Errf("source %q: want upstream, file, url or inline", s.Kind)
 	case s.Kind == "upstream" && len(args) == 1:
-	case s.Kind == "file" && len(args) == 2:
+	case s.Kind == "upstream":
+		return d.Errf("source %s: the upstream source takes no value, written %s", strings.Join(args, " "), syntax)
+	case len(args) != 2:
+		return d.Errf("source %s: want one value, written %s", strings.Join(args, " "), syntax)
+	case s.Kind == "file":
 		s.Path = args[1]
-	case s.Kind == "url" && len(args) == 2:
+	case s.Kind == "url":
 		s.URL = args[1]
-	case s.Kind == "inline" && len(args) == 2:
+	case s.Kind == "inline":
 		s.Text = args[1]
 		if !strings.HasSuffix(s.Text, "\n") {
 			s.Text += "\n"
 		}
-	case s.Kind == "upstream" || s.Kind == "file" || s.Kind == "url" || s.Kind == "inline":
-		return d.Errf("source %s: wrong number of arguments", s.Kind)
-	default:
-		return d.Errf("source %q: want upstream, file, url or inline", s.Kind)
 	}
 	h.Source = s
 	return nil

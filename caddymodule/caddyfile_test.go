@@ -280,22 +280,23 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		input string
 		want  string // a substring of the error
 	}{
-		{"extra argument", `robots_enforce log extra`, "wrong argument count or unexpected line ending after 'extra', at Testfile:1"},
-		{"missing mode", "robots_enforce {\n\tmode\n}", "wrong argument count or unexpected line ending after 'mode', at Testfile:2"},
-		{"extra mode", "robots_enforce {\n\tmode log enforce\n}", "wrong argument count or unexpected line ending after 'enforce', at Testfile:2"},
-		{"missing status", "robots_enforce {\n\tstatus\n}", "wrong argument count or unexpected line ending after 'status'"},
-		{"extra status", "robots_enforce {\n\tstatus 403 404\n}", "wrong argument count or unexpected line ending after '404'"},
-		{"missing body", "robots_enforce {\n\tbody\n}", "wrong argument count or unexpected line ending after 'body'"},
-		{"unquoted body", "robots_enforce {\n\tbody go away\n}", "wrong argument count or unexpected line ending after 'away'"},
-		{"missing wildcard", "robots_enforce {\n\twildcard\n}", "wrong argument count or unexpected line ending after 'wildcard'"},
-		{"missing unreachable", "robots_enforce {\n\tunreachable\n}", "wrong argument count or unexpected line ending after 'unreachable'"},
-		{"missing refresh", "robots_enforce {\n\trefresh\n}", "wrong argument count or unexpected line ending after 'refresh'"},
-		{"missing max_size", "robots_enforce {\n\tmax_size\n}", "wrong argument count or unexpected line ending after 'max_size'"},
-		{"missing fetch_timeout", "robots_enforce {\n\tfetch_timeout\n}", "wrong argument count or unexpected line ending after 'fetch_timeout'"},
-		{"missing max_hosts", "robots_enforce {\n\tmax_hosts\n}", "wrong argument count or unexpected line ending after 'max_hosts'"},
-		{"missing allow_agents", "robots_enforce {\n\tallow_agents\n}", "wrong argument count or unexpected line ending after 'allow_agents'"},
-		{"log_allowed with an argument", "robots_enforce {\n\tlog_allowed yes\n}", "wrong argument count or unexpected line ending after 'yes'"},
-		{"missing source", "robots_enforce {\n\tsource\n}", "wrong argument count or unexpected line ending after 'source'"},
+		{"extra argument", `robots_enforce log extra`, "robots_enforce log extra: want at most one argument, the mode (enforce or log), then a block, at Testfile:1"},
+		{"missing mode", "robots_enforce {\n\tmode\n}", "mode: want one value, written mode enforce|log, at Testfile:2"},
+		{"extra mode", "robots_enforce {\n\tmode log enforce\n}", "mode log enforce: want one value, written mode enforce|log, at Testfile:2"},
+		{"missing status", "robots_enforce {\n\tstatus\n}", "status: want one value, written status <code>"},
+		{"extra status", "robots_enforce {\n\tstatus 403 404\n}", "status 403 404: want one value, written status <code>"},
+		{"missing body", "robots_enforce {\n\tbody\n}", `body: want one value, written body <text>, the text quoted when it has spaces, as in body "Disallowed by robots.txt"`},
+		{"unquoted body", "robots_enforce {\n\tbody go away\n}", `body go away: want one value, written body <text>, the text quoted when it has spaces`},
+		{"missing wildcard", "robots_enforce {\n\twildcard\n}", "wildcard: want one value, written wildcard crawlers|automated|all|none"},
+		{"missing unreachable", "robots_enforce {\n\tunreachable\n}", "unreachable: want one value, written unreachable deny|allow"},
+		{"missing refresh", "robots_enforce {\n\trefresh\n}", "refresh: want one value, written refresh <duration>, in one word, as in refresh 12h or refresh 1d"},
+		{"missing max_size", "robots_enforce {\n\tmax_size\n}", "max_size: want one value, written max_size <size>"},
+		{"missing fetch_timeout", "robots_enforce {\n\tfetch_timeout\n}", "fetch_timeout: want one value, written fetch_timeout <duration>"},
+		{"missing max_hosts", "robots_enforce {\n\tmax_hosts\n}", "max_hosts: want one value, written max_hosts <count>"},
+		{"missing allow_agents", "robots_enforce {\n\tallow_agents\n}", "allow_agents: want one or more product tokens, as in allow_agents UptimeRobot MyMonitor"},
+		{"log_allowed with an argument", "robots_enforce {\n\tlog_allowed yes\n}", "log_allowed yes: log_allowed takes no value; give log_allowed alone to record allowed requests too, or leave it out"},
+		{"refresh in two words", "robots_enforce {\n\trefresh 1 day\n}", "refresh 1 day: want one value, written refresh <duration>, in one word, as in refresh 12h or refresh 1d, at Testfile:2"},
+		{"missing source", "robots_enforce {\n\tsource\n}", "source: want upstream, file <path>, url <url> or inline <text>"},
 		{"unrecognized subdirective", "robots_enforce {\n\tstatus 403\n\tdeny_status 404\n}", `unrecognized subdirective "deny_status", at Testfile:3`},
 		{"bad status", "robots_enforce {\n\tstatus forbidden\n}", `status "forbidden": not a number, at Testfile:2`},
 		{"bad refresh", "robots_enforce {\n\trefresh soon\n}", `refresh "soon": `},
@@ -304,9 +305,9 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"negative max_size", "robots_enforce {\n\tmax_size -1MiB\n}", `max_size "-1MiB": not a size such as 500KiB or 1MiB`},
 		{"max_size past 2 GiB", "robots_enforce {\n\tmax_size 3GiB\n}", `max_size "3GiB": not a size such as 500KiB or 1MiB`},
 		{"bad max_hosts", "robots_enforce {\n\tmax_hosts lots\n}", `max_hosts "lots": not a number`},
-		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream: wrong number of arguments"},
-		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: wrong number of arguments"},
-		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file: wrong number of arguments"},
+		{"source upstream with a path", "robots_enforce {\n\tsource upstream /robots.txt\n}", "source upstream /robots.txt: the upstream source takes no value"},
+		{"source file without a path", "robots_enforce {\n\tsource file\n}", "source file: want one value, written source file <path>"},
+		{"source file with two paths", "robots_enforce {\n\tsource file /a /b\n}", "source file /a /b: want one value, written source file <path>"},
 		{"two sources", "robots_enforce {\n\tsource upstream\n\tsource inline x\n}", "source given twice: first at Testfile:2; give it once, at Testfile:3"},
 		{"a missing source file", "robots_enforce {\n\tsource file no/such/robots.txt\n}", "source file: stat no/such/robots.txt"},
 		{"contradicting modes", "robots_enforce log {\n\tmode enforce\n}", "mode given twice: first at Testfile:1, as the directive's argument; give it once, at Testfile:2"},
@@ -324,9 +325,9 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"new_hosts without per", "robots_enforce {\n\tnew_hosts 20\n}", "new_hosts: want <count> per <duration>"},
 		{"new_hosts zero", "robots_enforce {\n\tnew_hosts 0 per 1s\n}", `new_hosts "0": want a count of at least 1`},
 		{"new_hosts bad period", "robots_enforce {\n\tnew_hosts 5 per soon\n}", `new_hosts per "soon": want a positive duration`},
-		{"source url without a URL", "robots_enforce {\n\tsource url\n}", "source url: wrong number of arguments"},
-		{"source inline without text", "robots_enforce {\n\tsource inline\n}", "source inline: wrong number of arguments"},
-		{"source inline unquoted", "robots_enforce {\n\tsource inline User-agent: *\n}", "source inline: wrong number of arguments"},
+		{"source url without a URL", "robots_enforce {\n\tsource url\n}", "source url: want one value, written source url <url>"},
+		{"source inline without text", "robots_enforce {\n\tsource inline\n}", "source inline: want one value, written source inline <text>, best a heredoc"},
+		{"source inline unquoted", "robots_enforce {\n\tsource inline User-agent: *\n}", "source inline User-agent: *: want one value, written source inline <text>, best a heredoc"},
 		{"unknown source kind", "robots_enforce {\n\tsource ftp ftp://example.com/robots.txt\n}", `source "ftp": want upstream, file, url or inline, at Testfile:2`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,7 +398,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 	}
 	for _, row := range inVerify {
 		name, _, _ := strings.Cut(row[0], " ")
-		check(fmt.Sprintf("robots_enforce {\n\tverify {\n\t\t%s\n\t\tip_ranges Googlebot g.json\n\t\t%s\n\t}\n}", row[0], row[1]),
+		check(fmt.Sprintf("robots_enforce {\n\tverify {\n\t\t%s\n\t\tip_ranges Googlebot ../testdata/demo/googlebot.json\n\t\t%s\n\t}\n}", row[0], row[1]),
 			"verify "+name+" given twice: first at Testfile:3; give it once, at Testfile:5")
 	}
 

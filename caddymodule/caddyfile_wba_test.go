@@ -39,8 +39,8 @@ func TestWebBotAuthCaddyfileErrors(t *testing.T) {
 		{"web_bot_auth: not agent", unitAgents("agents ExampleBot https://agent.example"), `verify web_bot_auth: unrecognized subdirective "agents", at Testfile:4`},
 		{"web_bot_auth off with agents", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth off {\n\t\t\tagent ExampleBot https://agent.example\n\t\t}\n\t}\n}", "verify web_bot_auth off: a block of agents needs it on; leave off out, at Testfile:5"},
 		{"web_bot_auth alone", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth\n\t}\n}", "verify web_bot_auth: want on, off, or a block of agent lines, at Testfile:3"},
-		{"web_bot_auth on off", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth on off\n\t}\n}", "wrong argument count or unexpected line ending after 'off', at Testfile:3"},
-		{"web_bot_auth maybe", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth maybe\n\t}\n}", `verify web_bot_auth "maybe": want on or off, at Testfile:4`},
+		{"web_bot_auth on off", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth on off\n\t}\n}", "verify web_bot_auth on off: want on or off, or a block of agent lines, at Testfile:3"},
+		{"web_bot_auth maybe", "robots_enforce {\n\tverify {\n\t\tweb_bot_auth maybe\n\t}\n}", `verify web_bot_auth "maybe": want on or off, at Testfile:3`},
 	} {
 		var h Handler
 		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))

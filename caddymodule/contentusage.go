@@ -30,7 +30,7 @@ type usageWriter struct {
 }
 
 func (h *Handler) withUsage(w http.ResponseWriter, value string) http.ResponseWriter {
-	return &usageWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, value: value, override: h.ContentUsage == "override"}
+	return &usageWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, value: value, override: h.settings.usage == usageOverride}
 }
 
 func (w *usageWriter) WriteHeader(status int) {

@@ -26,7 +26,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
@@ -147,7 +146,11 @@ type Handler struct {
 	// RepeatViolators. Off by default.
 	Violators *RepeatViolators `json:"violators,omitempty"`
 
-	logger *zap.Logger
+	// logger writes the compliance records; warnings, what operators
+	// must know (see warningsLogger).
+	logger, warnings *zap.Logger
+	// settings are the options read into typed values (see Settings).
+	settings *Settings
 	// state outlives config reloads (see robotsStates).
 	state *sharedState
 	// held says how to give back each share of a state that outlives
@@ -168,7 +171,6 @@ type Handler struct {
 	plainSeries [2]prometheus.Counter
 	metrics     *metrics
 	denyBody    []byte
-	fixed       string // the host key of a url, file or inline source
 	// verifier checks crawlers' claims (nil when verification is off).
 	verifier *sharedVerifier
 }
@@ -186,14 +188,24 @@ func (b *ByteSize) UnmarshalJSON(data []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("max_size: want a number of octets or a size such as \"1MiB\", got %s", data)
+		return fmt.Errorf("want a number of octets or a size such as \"1MiB\", got %s", data)
 	}
+	v, err := ParseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// ParseByteSize reads a size as max_size takes it: a number of octets, or
+// a size with a unit, such as 500KiB, 1MiB or 2MB.
+func ParseByteSize(s string) (ByteSize, error) {
 	v, err := humanize.ParseBytes(s)
 	if err != nil || v > 1<<31 {
-		return fmt.Errorf("max_size %q: want a size such as 500KiB or 1MiB", s)
+		return 0, fmt.Errorf("max_size %q: not a size such as 500KiB or 1MiB", s)
 	}
-	*b = ByteSize(v)
-	return nil
+	return ByteSize(v), nil
 }
 
 // RepeatViolators says what a crawler recorded with a violation gets
@@ -250,30 +262,22 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision sets defaults and prepares the source. It starts no fetch:
-// the first request for a host does. The robots.txt state is shared with
-// the handlers of earlier and later configurations with the same source
+// Provision sets defaults, reads the options into typed values (see
+// Settings) and prepares the source. It starts no fetch: the first
+// request for a host does. The robots.txt state is shared with the
+// handlers of earlier and later configurations with the same source
 // settings (see robotsStates).
 func (h *Handler) Provision(ctx caddy.Context) error {
-	h.logger = ctx.Logger()
+	h.logger, h.warnings = ctx.Logger(), warningsLogger(ctx)
 	h.retired, h.rewriteWarned = new(atomic.Bool), new(atomic.Bool)
-	if h.Mode == "" {
-		h.Mode = "enforce"
-	}
-	if h.Status == 0 {
-		h.Status = http.StatusForbidden
-	}
-	h.denyBody = []byte(h.Body)
-	if h.Source == nil {
-		h.Source = &Source{Kind: "upstream"}
-	}
-	if h.Source.Kind == "" {
-		h.Source.Kind = "upstream"
-	}
-	wildcard, err := agent.ParseWildcardPolicy(cmp.Or(h.Wildcard, "crawlers"))
+	h.setDefaults()
+	s, err := h.Settings()
 	if err != nil {
 		return err
 	}
+	h.settings = s
+	s.logLintWarnings(h.warnings)
+	h.denyBody = denyBody(h.Body)
 	if h.metrics, err = provisionMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering robots_enforce metrics: %w", err)
 	}
@@ -281,15 +285,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.facts = newFactsTable(h.newFacts)
 	for allowed := range h.plainSeries {
 		h.plainSeries[allowed] = h.metrics.series(allowed == 1, enforce.ReasonNotAutomated, "", h.Mode)
-	}
-	if err := h.validate(); err != nil {
-		return err
-	}
-	switch h.Source.Kind {
-	case "file", "inline":
-		h.fixed = h.Source.Kind
-	case "url":
-		h.fixed = robotstxt.URLHost(h.Source.URL)
 	}
 	h.sites = newSiteCache(cmp.Or(h.MaxHosts, robotstxt.DefaultMaxHosts), h.retired)
 	storage := storageOf(ctx)
@@ -303,63 +298,55 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.state.store != nil {
 		h.metrics.gauges.addStore(h.state.store)
 	}
-	if err := h.provisionVerifier(storage); err != nil {
-		return err
+	if s.Verify {
+		if err := h.provisionVerifier(storage); err != nil {
+			return err
+		}
 	}
-	cfg := enforce.JudgeConfig{
-		Policy:     enforce.Policy{Wildcard: wildcard, AllowAgents: h.AllowAgents, CaseInsensitive: h.Origin == "case_insensitive"},
-		Source:     h.state.source,
-		FixedKey:   h.fixed,
-		Served:     h.state.served,
-		Usage:      h.ContentUsage != "off",
-		LogAllowed: h.LogAllowed,
-		Enforce:    h.Mode == "enforce",
-	}
+	cfg := s.Judge
+	cfg.Source, cfg.FixedKey, cfg.Served = h.state.source, s.FixedKey, h.state.served
 	if h.verifier != nil {
-		cfg.Identity, cfg.IdentityPolicy = h.verifier.v, h.Verify.IdentityPolicy()
-		cfg.Undeclared = h.Verify != nil && h.Verify.Undeclared == "bind"
+		cfg.Identity = h.verifier.v
 	}
-	if v := h.Violators; v != nil {
-		cfg.Escalation, _ = enforce.ParseEscalationMode(v.Mode)
-		cfg.Violators, cfg.EscalationFor = h.state.violators, time.Duration(v.For)
+	if h.Violators != nil {
+		cfg.Violators = h.state.violators
 	}
 	h.judge = enforce.NewJudge(cfg)
 	return nil
 }
 
+// denyBody is the response body of a denial with the body option: its
+// text, ended with a line break as a text answer is (a terminal shows the
+// next prompt on a line of its own).
+func denyBody(text string) []byte {
+	if text == "" || strings.HasSuffix(text, "\n") {
+		return []byte(text)
+	}
+	return []byte(text + "\n")
+}
+
 // buildSource builds the robots.txt source of st, the state of the
 // handler's source settings, for the first handler that has them.
 func (h *Handler) buildSource(st *sharedState) error {
-	switch h.Source.Kind {
-	case "file":
-		src, err := robotstxt.NewFileSource(robotstxt.FileConfig{Path: h.Source.Path, MaxSize: int(h.MaxSize)})
+	s := h.settings
+	switch {
+	case s.File != nil:
+		src, err := robotstxt.NewFileSource(*s.File)
 		if err != nil {
-			return fmt.Errorf("robots.txt source file %s: %w", h.Source.Path, err)
+			return fmt.Errorf("robots.txt source file %s: %w", s.File.Path, err)
 		}
 		st.source = src
 		return nil
-	case "inline":
-		src, err := robotstxt.NewInlineSource(robotstxt.InlineConfig{Body: h.Source.Text, MaxSize: int(h.MaxSize)})
+	case s.Inline != nil:
+		src, err := robotstxt.NewInlineSource(*s.Inline)
 		if err != nil {
 			return fmt.Errorf("robots.txt source inline: %w", err)
 		}
 		st.source = src
 		return nil
 	}
-	cfg := robotstxt.StoreConfig{
-		OnChange:     st.logRobotsChange,
-		MaxSize:      int(h.MaxSize),
-		FetchTimeout: time.Duration(h.FetchTimeout),
-		Refresh:      time.Duration(h.Refresh),
-		MaxHosts:     h.MaxHosts,
-		Unreachable:  robotstxt.UnreachableDisallow,
-	}
-	if h.NewHosts != nil {
-		cfg.NewHosts, cfg.NewHostsPer = h.NewHosts.Count, time.Duration(h.NewHosts.Per)
-	}
-	if h.Unreachable == "allow" {
-		cfg.Unreachable = robotstxt.UnreachableAllow
-	}
+	cfg := *s.Store
+	cfg.OnChange = st.logRobotsChange
 	if st.persist != nil {
 		cfg.OnVersion = st.persist.keepBody
 	}
@@ -367,12 +354,8 @@ func (h *Handler) buildSource(st *sharedState) error {
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	st.transport.DialContext = (&dialGuard{dial: dialer.DialContext, resolver: net.DefaultResolver}).DialContext
 	external := &robotstxt.HTTPFetcher{Client: &http.Client{Transport: st.transport}, UserAgent: robotstxt.FetchUserAgent}
-	if h.Source.Kind == "url" {
-		cfg.URL, cfg.Fetcher = h.Source.URL, guardedFetcher{external, urlPolicy(h.Source.URL)}
-		cfg.KeepBody = true // served to crawlers (serve_robots), one site's worth
-		if strings.HasPrefix(h.Source.URL, "http://") {
-			cfg.Scheme = "http"
-		}
+	if cfg.URL != "" {
+		cfg.Fetcher = guardedFetcher{external, urlPolicy(cfg.URL)}
 	} else {
 		st.upstream = &upstreamFetcher{external: external, logger: st.log}
 		cfg.Fetcher = st.upstream

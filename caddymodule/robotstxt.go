@@ -25,7 +25,7 @@ import (
 // client gets exactly what it would get without the handler; its body is
 // only hashed on its way, up to the size limit, and counted.
 func (h *Handler) serveRobotsTxt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, jd *enforce.Judgement) error {
-	if h.Source.Kind != "upstream" && h.ServeRobots != "origin" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if h.settings.source != sourceUpstream && h.settings.serve != serveOrigin && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return h.serveEnforced(w, r, jd)
 	}
 	if !plainRobotsRequest(r) {

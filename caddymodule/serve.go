@@ -75,7 +75,7 @@ func isInternalFetch(r *http.Request, ua string) bool {
 // not the site's own file.
 func (h *Handler) warnRewritten(sent, now string) {
 	if h.rewriteWarned.CompareAndSwap(false, true) {
-		h.logger.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent, and the robots.txt it enforces may not be the one the site answers for /robots.txt; place robots_enforce at the site level",
+		h.warnings.Warn("robots_enforce runs after a path rewrite: it judges the path the client sent, and the robots.txt it enforces may not be the one the site answers for /robots.txt; place robots_enforce at the site level",
 			zap.String("sent_path", sent), zap.String("rewritten_path", now), zap.String("source", h.Source.Kind))
 	}
 }

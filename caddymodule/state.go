@@ -111,7 +111,7 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 	}
 	v, loaded, err := robotsStates.LoadOrNew(key, func() (caddy.Destructor, error) {
 		st := &sharedState{served: enforce.NewServed(0), violators: enforce.NewViolators(0)}
-		st.logger.Store(h.logger)
+		st.logger.Store(h.warnings)
 		if storage != nil {
 			st.persist = newPersister(storage, key, st.log)
 		}
@@ -144,6 +144,6 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 		_, err := robotsStates.Delete(key)
 		return err
 	})
-	st.logger.Store(h.logger)
+	st.logger.Store(h.warnings)
 	return st, nil
 }

@@ -3,82 +3,83 @@ package caddymodule
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
-// A fieldCheck checks one option of the configuration. The same checks
-// run when a Caddyfile is adapted (each as its option is read, so that the
-// error names the file and line) and when a JSON configuration is
-// validated.
+// A fieldCheck checks one option of the configuration, and reads it into
+// the Settings. The same checks run when a Caddyfile is adapted (each as
+// its option is read, so that the error names the file and line), when a
+// JSON configuration is provisioned or validated, and when "caddy robots
+// check" reads its flags.
 type fieldCheck struct {
 	option string // the Caddyfile subdirective, and the JSON field
-	check  func(h *Handler) error
+	check  func(h *Handler, s *Settings) error
 }
 
 var fieldChecks = []fieldCheck{
-	{"mode", func(h *Handler) error {
-		if h.Mode != "enforce" && h.Mode != "log" {
-			return fmt.Errorf("mode %q: want enforce or log", h.Mode)
-		}
-		return nil
+	{"mode", func(h *Handler, s *Settings) (err error) {
+		s.mode, err = modeWords.must("mode", h.Mode)
+		return err
 	}},
-	{"status", func(h *Handler) error {
+	{"status", func(h *Handler, _ *Settings) error {
 		if h.Status < 400 || h.Status > 599 {
 			return fmt.Errorf("status %d: want an error status, 400 to 599", h.Status)
 		}
 		return nil
 	}},
-	{"wildcard", func(h *Handler) error {
+	{"wildcard", func(h *Handler, s *Settings) (err error) {
 		if h.Wildcard == "" {
+			s.Judge.Policy.Wildcard = agent.WildcardCrawlers
 			return nil
 		}
-		_, err := agent.ParseWildcardPolicy(h.Wildcard)
+		s.Judge.Policy.Wildcard, err = agent.ParseWildcardPolicy(h.Wildcard)
 		return err
 	}},
-	{"unreachable", func(h *Handler) error {
-		return oneOf("unreachable", h.Unreachable, "deny", "allow")
+	{"unreachable", func(h *Handler, s *Settings) (err error) {
+		s.unreachable, err = unreachableWords.read("unreachable", h.Unreachable)
+		return err
 	}},
-	{"refresh", func(h *Handler) error {
+	{"refresh", func(h *Handler, _ *Settings) error {
 		if r := time.Duration(h.Refresh); r != 0 && (r < robotstxt.DefaultMinRefresh || r > robotstxt.MaxRefresh) {
 			return fmt.Errorf("refresh %v: want between %v and %v (RFC 9309 §2.4)", r, robotstxt.DefaultMinRefresh, robotstxt.MaxRefresh)
 		}
 		return nil
 	}},
-	{"max_size", func(h *Handler) error {
+	{"max_size", func(h *Handler, _ *Settings) error {
 		if h.MaxSize != 0 && h.MaxSize < rules.DefaultMaxSize {
-			return fmt.Errorf("max_size %d: want at least %d octets (500 KiB, RFC 9309 §2.5)", h.MaxSize, rules.DefaultMaxSize)
+			return fmt.Errorf("max_size %d: want at least %d octets (at least 500KiB, RFC 9309 §2.5)", h.MaxSize, rules.DefaultMaxSize)
 		}
 		if h.MaxSize > maxMaxSize {
 			return fmt.Errorf("max_size %d: want at most %d octets (%d MiB)", h.MaxSize, maxMaxSize, maxMaxSize>>20)
 		}
 		return nil
 	}},
-	{"fetch_timeout", func(h *Handler) error {
+	{"fetch_timeout", func(h *Handler, _ *Settings) error {
 		if d := time.Duration(h.FetchTimeout); d != 0 && (d < minFetchTimeout || d > maxFetchTimeout) {
 			return fmt.Errorf("fetch_timeout %v: want between %v and %v", d, minFetchTimeout, maxFetchTimeout)
 		}
 		return nil
 	}},
-	{"max_hosts", func(h *Handler) error {
+	{"max_hosts", func(h *Handler, _ *Settings) error {
 		if h.MaxHosts < 0 || h.MaxHosts > maxMaxHosts {
 			return fmt.Errorf("max_hosts %d: want between 1 and %d", h.MaxHosts, maxMaxHosts)
 		}
 		return nil
 	}},
-	{"new_hosts", func(h *Handler) error {
+	{"new_hosts", func(h *Handler, _ *Settings) error {
 		if n := h.NewHosts; n != nil && (n.Count <= 0 || n.Per <= 0) {
 			return fmt.Errorf("new_hosts %d per %v: want a positive count and period", n.Count, time.Duration(n.Per))
 		}
 		return nil
 	}},
-	{"allow_agents", func(h *Handler) error {
+	{"allow_agents", func(h *Handler, _ *Settings) error {
 		for _, a := range h.AllowAgents {
 			if !rules.IsProductToken(a) {
 				return fmt.Errorf("allow_agents %q: a product token is letters, '-' and '_' only", a)
@@ -86,36 +87,63 @@ var fieldChecks = []fieldCheck{
 		}
 		return nil
 	}},
-	{"source", func(h *Handler) error { return h.Source.check() }},
-	{"content_usage", func(h *Handler) error {
-		return oneOf("content_usage", h.ContentUsage, "header", "off", "override")
+	{"source", func(h *Handler, s *Settings) error { return h.Source.read(s, int(h.MaxSize)) }},
+	{"content_usage", func(h *Handler, s *Settings) (err error) {
+		s.usage, err = usageWords.read("content_usage", h.ContentUsage)
+		return err
 	}},
-	{"serve_robots", func(h *Handler) error {
-		return oneOf("serve_robots", h.ServeRobots, "enforced", "origin")
+	{"serve_robots", func(h *Handler, s *Settings) (err error) {
+		s.serve, err = serveWords.read("serve_robots", h.ServeRobots)
+		return err
 	}},
-	{"origin", func(h *Handler) error {
-		return oneOf("origin", h.Origin, "case_sensitive", "case_insensitive")
+	{"origin", func(h *Handler, s *Settings) (err error) {
+		s.Judge.Policy.CaseInsensitive, err = originWords.read("origin", h.Origin)
+		return err
 	}},
-	{"violators", func(h *Handler) error {
+	{"violators", func(h *Handler, s *Settings) (err error) {
 		v := h.Violators
 		if v == nil {
 			return nil
 		}
-		if _, err := enforce.ParseEscalationMode(v.Mode); err != nil || v.Mode == "" {
-			return fmt.Errorf("violators %q: want enforce or block", v.Mode)
+		if s.Judge.Escalation, err = escalationWords.must("violators", v.Mode); err != nil {
+			return err
 		}
-		if d := time.Duration(v.For); d != 0 && (d < minEscalation || d > maxEscalation) {
+		d := time.Duration(v.For)
+		if d != 0 && (d < minEscalation || d > maxEscalation) {
 			return fmt.Errorf("violators for %v: want between %v and %v", d, minEscalation, maxEscalation)
+		}
+		s.Judge.EscalationFor = d
+		return nil
+	}},
+	{"verify", func(h *Handler, s *Settings) error {
+		v := h.Verify
+		if v == nil {
+			v = &Verify{}
+		}
+		return errors.Join(v.read(s)...)
+	}},
+}
+
+// A crossCheck checks options against each other, once all are read; the
+// Caddyfile names the line of option in its error.
+type crossCheck struct {
+	option string
+	check  func(h *Handler, s *Settings) error
+}
+
+var crossChecks = []crossCheck{
+	{"serve_robots", func(_ *Handler, s *Settings) error {
+		if s.serve == serveOrigin && s.source == sourceUpstream {
+			return errors.New("serve_robots origin: the upstream source is the site's own robots.txt, which the site answers itself; " +
+				"serve_robots is for a file, url or inline source: leave it out")
 		}
 		return nil
 	}},
-	{"verify", func(h *Handler) error {
-		if h.Verify == nil {
-			return nil
-		}
-		return errors.Join(h.Verify.validate()...)
-	}},
 }
+
+// defaultStatus is the status of a denial when the status option is not
+// given.
+const defaultStatus = http.StatusForbidden
 
 // minEscalation and maxEscalation bound "violators for": shorter than a
 // minute escalates nothing a crawler would notice; past a month, an
@@ -125,74 +153,78 @@ const (
 	maxEscalation = 30 * 24 * time.Hour
 )
 
-// oneOf checks that an option is empty (its default) or one of the names.
-func oneOf(option, value string, names ...string) error {
-	if value == "" {
-		return nil
-	}
-	for _, n := range names {
-		if value == n {
-			return nil
-		}
-	}
-	want := names[0]
-	for i, n := range names[1:] {
-		if i == len(names)-2 {
-			want += " or " + n
-		} else {
-			want += ", " + n
-		}
-	}
-	return fmt.Errorf("%s %q: want %s", option, value, want)
-}
-
 // maxMaxSize bounds max_size: RFC 9309 §2.5 asks for at least 500 KiB,
 // and every tracked host may hold a file this large.
 const maxMaxSize = 16 << 20
 
-// check checks a source. A file source's file must exist when the
-// configuration is adapted or loaded, so that a typo surfaces then.
-func (s *Source) check() error {
-	if s == nil {
+// read checks a source and reads its kind into s; maxSize is the max_size
+// option. A file source's file must exist when the configuration is
+// adapted or loaded, so that a typo surfaces then; a file or inline
+// source's text must have no error that "caddy robots lint" finds (see
+// lintSource).
+func (src *Source) read(s *Settings, maxSize int) error {
+	if src == nil {
 		return nil
 	}
-	switch s.Kind {
-	case "", "upstream", "inline":
-	case "file":
-		if s.Path == "" {
+	kind, err := sourceWords.read("source", src.Kind)
+	if err != nil {
+		return err
+	}
+	s.source = kind
+	switch kind {
+	case sourceFile:
+		if src.Path == "" {
 			return errors.New("source file: no path")
 		}
-		if _, err := os.Stat(s.Path); err != nil {
+		st, err := os.Stat(src.Path)
+		if err != nil {
 			return fmt.Errorf("source file: %w", err)
 		}
-	case "url":
-		u, err := url.Parse(s.URL)
+		if st.IsDir() {
+			return fmt.Errorf("source file %s is a directory: want a robots.txt file", src.Path)
+		}
+		body, err := readSourceFile(src.Path, maxSize)
+		if err != nil {
+			return fmt.Errorf("source file: %w", err)
+		}
+		return s.lintSource("source file "+src.Path, body, maxSize)
+	case sourceInline:
+		return s.lintSource("source inline", []byte(src.Text), maxSize)
+	case sourceURL:
+		u, err := url.Parse(src.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("source url %q: want an http or https URL", s.URL)
+			return fmt.Errorf("source url %q: want an http or https URL%s", src.URL, noHost(u))
 		}
 		if u.User != nil {
 			return errors.New("source url: credentials in the URL would be logged with every record; serve the file without them")
 		}
-	default:
-		return fmt.Errorf("source %q: want upstream, file, url or inline", s.Kind)
 	}
 	return nil
+}
+
+// noHost says, for a URL of the right scheme without a host, that this
+// is what is wrong with it.
+func noHost(u *url.URL) string {
+	if u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+		return " (this one has no host)"
+	}
+	return ""
 }
 
 // checkOption runs the check of one option, for the Caddyfile parser.
 func (h *Handler) checkOption(option string) error {
 	for _, c := range fieldChecks {
 		if c.option == option {
-			return c.check(h)
+			return c.check(h, new(Settings))
 		}
 	}
 	return nil
 }
 
-// Validate checks the configuration, as JSON gives it. Provision has
-// checked it already, before building anything from it, and refused to
-// provision an invalid one: Caddy's call after Provision finds nothing
-// more, and is not made to check twice.
+// Validate checks the configuration, as JSON gives it once Provision set
+// its defaults. Provision has checked it already, before building
+// anything from it, and refused to provision an invalid one: Caddy's call
+// after Provision finds nothing more, and is not made to check twice.
 func (h *Handler) Validate() error {
 	if h.judge != nil {
 		return nil // provisioned, so checked
@@ -200,16 +232,10 @@ func (h *Handler) Validate() error {
 	return h.validate()
 }
 
-// validate checks the configuration.
+// validate checks the configuration as it is, every problem at once.
 func (h *Handler) validate() error {
-	var errs []error
-	for _, c := range fieldChecks {
-		if err := c.check(h); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("robots_enforce: %w", errors.Join(errs...))
+	if errs := h.read(new(Settings)); len(errs) > 0 {
+		return fmt.Errorf("robots_enforce: %w", problems(errs))
 	}
 	return nil
 }

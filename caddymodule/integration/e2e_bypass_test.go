@@ -38,7 +38,7 @@ func TestE2EBypassSpellings(t *testing.T) {
 		"/robots.txt/../private/x",
 	} {
 		r := c.raw(0, "GET", target, "GPTBot/1.2")
-		if r.status != http.StatusForbidden || r.body != "denied" {
+		if r.status != http.StatusForbidden || r.body != "denied\n" {
 			t.Errorf("GET %s by GPTBot = %d %q, want 403", target, r.status, r.body)
 		}
 		if r := c.raw(0, "HEAD", target, "GPTBot/1.2"); r.status != http.StatusForbidden {
@@ -123,7 +123,7 @@ Disallow: /app/private/
 			t.Errorf("GET /app/private/x by curl = %d %q, want 403 (the path as sent)", r.status, r.body)
 		}
 	}
-	warned := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(rec e2eRecord) bool {
+	warned := c.linesWhere("caddy.log", "http.robots_enforce", 1, func(rec e2eRecord) bool {
 		return rec.str("level") == "warn" && rec.str("sent_path") == "/app/private/x"
 	})
 	if len(warned) != 1 {

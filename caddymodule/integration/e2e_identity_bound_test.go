@@ -106,7 +106,10 @@ func TestE2EListWarningOnce(t *testing.T) {
 http://:<PORT` + port + `> {
 	bind 127.0.0.1
 	robots_enforce {
-		source inline "User-agent: *\nDisallow: /private/"
+		source inline <<TXT
+			User-agent: *
+			Disallow: /private/
+			TXT
 		verify {
 			builtin off
 			ip_ranges GPTBot <SOURCE>
@@ -122,9 +125,9 @@ http://:<PORT` + port + `> {
 		c.get(i, "", "/", e2eGPTBot) // each handler's verifier starts with its first claim
 	}
 	warned := func(rec e2eRecord) bool { return rec.str("source") == source && rec.str("level") == "warn" }
-	c.linesWhere("robots.log", "http.handlers.robots_enforce.verify", 1, warned)
+	c.linesWhere("caddy.log", "http.robots_enforce.verify", 1, warned)
 	time.Sleep(500 * time.Millisecond) // room for a second warning, were there one
-	if n := len(c.linesWhere("robots.log", "http.handlers.robots_enforce.verify", 1, warned)); n != 1 {
+	if n := len(c.linesWhere("caddy.log", "http.robots_enforce.verify", 1, warned)); n != 1 {
 		t.Errorf("%d warnings about %s, want 1", n, source)
 	}
 }

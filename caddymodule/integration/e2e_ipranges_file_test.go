@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 )
 
 // e2eRangeFileSite holds GPTBot to its group (Disallow: /private/) when it
@@ -105,6 +106,7 @@ func TestE2EIPRangesFileReread(t *testing.T) {
 	expect("at once after a reload, the old range", "198.51.100.7", http.StatusForbidden)
 
 	// A corrupt file: the last good list stays in force, the log says so.
+	goodConfig := c.adapt(e2eRangeFileSite) // adapted while the file reads
 	write("{\"prefixes\": [\n  {\"ipv4Prefix\": \"0.0.0.0/0\"}\n]}\n", t0.Add(2*time.Minute))
 	var warning e2eRecord
 	deadline := time.Now().Add(e2eRangeFileWait)
@@ -114,7 +116,7 @@ func TestE2EIPRangesFileReread(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 		for _, name := range []string{"caddy.log", "robots.log"} {
-			for _, rec := range c.readLog(name, "http.handlers.robots_enforce.verify") {
+			for _, rec := range c.readLog(name, "http.robots_enforce.verify") {
 				if rec.str("level") == "warn" && rec.str("source") == filepath.ToSlash(list) {
 					warning = rec
 				}
@@ -129,9 +131,14 @@ func TestE2EIPRangesFileReread(t *testing.T) {
 	if n := e2eMetric(t, c, `caddy_robots_enforce_ip_ranges_failures_total{list="custom"}`); n != 1 {
 		t.Errorf("ip_ranges_failures_total = %v, want 1", n)
 	}
-	// A reload with the corrupt file fails, naming it; the configuration
-	// running keeps its list.
-	if err := caddy.Load(c.adapt(e2eRangeFileSite), true); err == nil || !strings.Contains(err.Error(), filepath.ToSlash(list)+":2") {
+	// A reload with the corrupt file fails, naming it, whether the
+	// Caddyfile is adapted again or the JSON adapted before is loaded; the
+	// configuration running keeps its list.
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(c.caddyfile(e2eRangeFileSite)), map[string]any{"filename": "Caddyfile"})
+	if err == nil || !strings.Contains(err.Error(), filepath.ToSlash(list)+":2") {
+		t.Errorf("adapting the Caddyfile with the corrupt file: %v, want an error naming %s:2", err, list)
+	}
+	if err := caddy.Load(goodConfig, true); err == nil || !strings.Contains(err.Error(), filepath.ToSlash(list)+":2") {
 		t.Errorf("a reload with the corrupt file: %v, want an error naming %s:2", err, list)
 	}
 	expect("after the failed reload", "203.0.113.7", http.StatusOK)
@@ -139,7 +146,7 @@ func TestE2EIPRangesFileReread(t *testing.T) {
 	// Fixed: in force again, and said.
 	write(e2eRangeList("192.0.2.0/24", ""), t0.Add(3*time.Minute))
 	poll("after the file was fixed", "192.0.2.7", http.StatusOK)
-	again := c.linesWhere("robots.log", "http.handlers.robots_enforce.verify", 1, func(rec e2eRecord) bool {
+	again := c.linesWhere("caddy.log", "http.robots_enforce.verify", 1, func(rec e2eRecord) bool {
 		return rec.str("level") == "info" && rec.str("source") == filepath.ToSlash(list)
 	})
 	if msg := again[len(again)-1].str("msg"); !strings.Contains(msg, "again") {

@@ -173,11 +173,11 @@ func TestE2ERobotsTxtLog(t *testing.T) {
 	mu.Unlock()
 	e2eAfterOfferInterval()
 	c.get(0, "site.test", "/robots.txt", e2eBrowser)
-	const logger = "http.handlers.robots_enforce.robots_txt"
-	c.lines("robots.log", logger, 2) // the change, found by the fetch the client's answer started
+	const logger = "http.robots_enforce.robots_txt"
+	c.lines("caddy.log", logger, 2) // the change, found by the fetch the client's answer started
 	c.get(0, "down.test", "/page", e2eGPTBot)
 
-	lines := c.lines("robots.log", logger, 3)
+	lines := c.lines("caddy.log", logger, 3)
 	source := "http://site.test/robots.txt"
 	want := []e2eRecord{
 		{"level": "info", "msg": "robots.txt in force", "host": "site.test", "robots_source": source,

@@ -79,7 +79,7 @@ http://:<PORT0> {
 }
 `, nil)
 	c.get(0, "", "/app/x", e2eCrawler)
-	warned := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(rec e2eRecord) bool {
+	warned := c.linesWhere("caddy.log", "http.robots_enforce", 1, func(rec e2eRecord) bool {
 		return rec.str("level") == "warn" && rec.str("source") == "inline" && rec.str("rewritten_path") == "/x"
 	})
 	time.Sleep(100 * time.Millisecond)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 )
 
 // e2eFileSite enforces the robots.txt file <FILE>.
@@ -100,17 +101,23 @@ func TestE2EReloadRereadsSourceFile(t *testing.T) {
 	want("v3 reloaded", "/neu/a", other, http.StatusForbidden, "grace")
 	want("v3 reloaded", "/new/d", other, http.StatusOK, "")
 
-	// A directory in the file's place (which passes the configuration's
-	// check that the path exists): a reload fails, naming the file, and
+	// A directory in the file's place: the Caddyfile no longer adapts,
+	// and the JSON adapted before fails to load, each naming the file;
 	// the running configuration keeps its last copy. The file back, a
 	// reload finds the state with its history.
+	adapted := c.adapt(e2eFileSite)
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(file, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := caddy.Load(c.adapt(e2eFileSite), true); err == nil || !strings.Contains(err.Error(), "robots.txt source file "+filepath.ToSlash(file)) {
+	isDir := "source file " + filepath.ToSlash(file) + " is a directory"
+	if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(c.caddyfile(e2eFileSite)), map[string]any{"filename": "Caddyfile"}); err == nil ||
+		!strings.Contains(err.Error(), isDir) || !strings.Contains(err.Error(), ", at Caddyfile:") {
+		t.Errorf("adapting with a directory for the file: %v, want an error naming it and its line", err)
+	}
+	if err := caddy.Load(adapted, true); err == nil || !strings.Contains(err.Error(), isDir) {
 		t.Errorf("reloading with a directory for the file: %v, want an error naming it", err)
 	}
 	want("file unreadable", "/neu/b", other, http.StatusForbidden, "grace")

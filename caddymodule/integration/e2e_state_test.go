@@ -149,7 +149,7 @@ func TestE2ECorruptSavedState(t *testing.T) {
 	if r := c.get(0, "site.test", "/private/x", e2eCrawler); r.status != http.StatusForbidden {
 		t.Errorf("after a corrupt state: GET /private/x = %d, want 403 from a fresh fetch", r.status)
 	}
-	warned := c.linesWhere("robots.log", "http.handlers.robots_enforce", 1, func(r e2eRecord) bool {
+	warned := c.linesWhere("caddy.log", "http.robots_enforce", 1, func(r e2eRecord) bool {
 		return r.str("msg") == "ignoring the saved robots.txt state"
 	})
 	if len(warned) != 1 || !strings.Contains(warned[0].str("error"), "not a saved state") {

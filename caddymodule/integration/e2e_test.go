@@ -129,7 +129,7 @@ http://:<PORT4> {
 }
 `, map[string]string{"<UPSTREAM>": up.hostPort()})
 
-	const denied = "Disallowed by this site's robots.txt."
+	const denied = "Disallowed by this site's robots.txt.\n" // the body option's text, ended by a line break
 	for _, tc := range []struct {
 		port   int
 		ua     string

@@ -76,7 +76,7 @@ func TestLifecycleReloadsLeakNothing(t *testing.T) {
 	c := e2eStart(t, 2, e2eLeakSites(0), vars)
 
 	for gen := 1; gen <= 5; gen++ {
-		denied := fmt.Sprintf("denied %d", gen-1)
+		denied := fmt.Sprintf("denied %d\n", gen-1)
 		// A fetch that completes.
 		host := fmt.Sprintf("fast%d.test", gen)
 		if r := c.getAcrossReload(0, host, "/private/x", e2eGPTBot); r.status != http.StatusForbidden || r.body != denied {
@@ -112,8 +112,8 @@ func TestLifecycleReloadsLeakNothing(t *testing.T) {
 			t.Errorf("generation %d: GET %s/private/x by GPTBot, waiting during the reload: %v", gen-1, host, err)
 		}
 	}
-	if r := c.getAcrossReload(0, "fast.test", "/private/x", e2eGPTBot); r.status != http.StatusForbidden || r.body != "denied 5" {
-		t.Errorf("last generation: GET /private/x by GPTBot = %d %q, want 403 %q", r.status, r.body, "denied 5")
+	if r := c.getAcrossReload(0, "fast.test", "/private/x", e2eGPTBot); r.status != http.StatusForbidden || r.body != "denied 5\n" {
+		t.Errorf("last generation: GET /private/x by GPTBot = %d %q, want 403 %q", r.status, r.body, "denied 5\n")
 	}
 	for gen := 1; gen <= 5; gen++ {
 		for _, host := range []string{fmt.Sprintf("slow%d.test", gen), fmt.Sprintf("slow%d-waiting.test", gen)} {
@@ -209,7 +209,7 @@ func TestLifecycleReloadUnderLoad(t *testing.T) {
 			t.Errorf("caddy logged an error: %s", e2eDump([]e2eRecord{rec}))
 		}
 	}
-	if r := c.getAcrossReload(0, "h0.test", "/private/x", e2eGPTBot); r.body != fmt.Sprintf("denied %d", reloads) {
+	if r := c.getAcrossReload(0, "h0.test", "/private/x", e2eGPTBot); r.body != fmt.Sprintf("denied %d\n", reloads) {
 		t.Errorf("after the reloads: GET /private/x by GPTBot = %d %q, want 403 from the last configuration", r.status, r.body)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
-	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // newCheckCommand returns "caddy robots check".
@@ -71,12 +70,19 @@ the handler only. Without --ip, every claim is taken as made.
 a violation, escalated by the handler's violators option: enforce denies
 what its group disallows, block everything but /robots.txt.
 
+The flags are read by the handler's own code, as the options they stand
+for: a value the directive refuses is refused with the directive's
+message, and a --robots file with an error that "caddy robots lint"
+reports (an HTML page, a line the parser cannot use) is refused, as the
+handler refuses it as a file source.
+
 With --json, each target's result is one JSON object on a line of its own,
 with the compliance record's field names.
 
 Exit status: 0 when every target is allowed, 1 when one is disallowed, 2 on
-a usage error, a robots.txt file that cannot be read, a URL that gives no
-HTTP response, or a claim whose verification did not end within --timeout.`,
+a usage error, a robots.txt file that cannot be read or that the handler
+would refuse, a URL that gives no HTTP response, or a claim that got no
+answer (pending at --timeout, or unconfirmed).`,
 		Example: `  $ caddy robots check --robots robots.txt --ua GPTBot /blog/post.html
   $ caddy robots check --robots https://example.com/robots.txt \
         --ua "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" \
@@ -103,20 +109,19 @@ HTTP response, or a claim whose verification did not end within --timeout.`,
 
 // checkOptions are the flags and arguments of "caddy robots check".
 type checkOptions struct {
-	robots      string
-	userAgent   string
-	policy      enforce.Policy
-	unreachable robotstxt.UnreachablePolicy
-	maxSize     int
-	json        bool
-	targets     []checkTarget
+	robots    string
+	userAgent string
+	json      bool
+	targets   []checkTarget
 	// ip is the client's address (--ip); the zero Addr when none was
 	// given, and no claim is verified.
 	ip      netip.Addr
 	verify  caddymodule.Verify
 	timeout time.Duration
-	// escalated is --escalated: judge the client as escalated.
-	escalated enforce.EscalationMode
+	// settings are the handler's, filled from the flags (see
+	// checkHandler); policy is their Judge's.
+	settings *caddymodule.Settings
+	policy   enforce.Policy
 }
 
 // checkTarget is a target as given, and as Go's server reads it.
@@ -136,43 +141,19 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.robots == "" {
 		bad("--robots is required: a robots.txt file or URL")
-	} else if isRobotsURL(o.robots) && robotstxt.URLHost(o.robots) == "" {
-		bad("--robots %q: a URL with no host", o.robots)
 	}
 	if !fl.Changed("ua") {
 		bad(`--ua is required: a User-Agent header or product token (--ua "" for none)`)
 	}
-	var err error
-	if o.policy.Wildcard, err = agent.ParseWildcardPolicy(fl.String("wildcard")); err != nil {
-		bad("--wildcard: %w", err)
-	}
-	switch u := fl.String("unreachable"); u {
-	case "deny":
-		o.unreachable = robotstxt.UnreachableDisallow
-	case "allow":
-		o.unreachable = robotstxt.UnreachableAllow
-	default:
-		bad("--unreachable %q: want deny or allow", u)
-	}
-	switch origin := fl.String("origin"); origin {
-	case "case_sensitive":
-	case "case_insensitive":
-		o.policy.CaseInsensitive = true
-	default:
-		bad("--origin %q: want case_sensitive or case_insensitive", origin)
-	}
-	if o.policy.AllowAgents, err = fl.GetStringSlice("allow-agents"); err != nil {
-		bad("--allow-agents: %w", err)
-	}
-	for _, a := range o.policy.AllowAgents {
-		if !rules.IsProductToken(a) {
-			bad("--allow-agents %q: a product token is letters, '-' and '_' only", a)
-		}
-	}
-	if o.maxSize, err = parseMaxSize(fl.String("max-size")); err != nil {
-		errs = append(errs, err)
-	}
 	readCheckIdentity(fl, &o, bad)
+	h, err := checkHandler(fl, o.robots, &o.verify)
+	if err != nil {
+		errs = append(errs, err)
+	} else if o.settings, err = h.Settings(); err != nil {
+		errs = append(errs, flagErrors(err)...)
+	} else {
+		o.policy = o.settings.Judge.Policy
+	}
 	if len(fl.Args()) == 0 {
 		bad("no target: give one or more paths or URLs to check")
 	}
@@ -189,24 +170,45 @@ func readCheckOptions(fl caddycmd.Flags) (checkOptions, error) {
 	return o, nil
 }
 
-// readCheckIdentity reads --ip, --forged and the verification flags.
-func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format string, args ...any)) {
-	o.verify, o.timeout = readIdentityFlags(fl, bad)
-	o.verify.Forged = fl.String("forged")
-	switch o.verify.Forged {
-	case "wildcard", "deny", "ignore":
-	default:
-		bad("--forged %q: want wildcard, deny or ignore", o.verify.Forged)
+// checkHandler fills the options of a robots_enforce handler from the
+// flags of check, which mean what the handler's options mean: its
+// Settings then check them with the handler's messages and defaults.
+// robots is --robots, a file or a URL; v the verify block.
+func checkHandler(fl caddycmd.Flags, robots string, v *caddymodule.Verify) (*caddymodule.Handler, error) {
+	h := &caddymodule.Handler{
+		Wildcard:    fl.String("wildcard"),
+		Unreachable: fl.String("unreachable"),
+		Origin:      fl.String("origin"),
+		LogAllowed:  true, // every target's result is printed
+		Verify:      v,
 	}
-	switch o.verify.Undeclared = fl.String("undeclared"); o.verify.Undeclared {
-	case "bind", "ignore":
+	switch {
+	case robots == "": // reported: --robots is required
+	case isRobotsURL(robots):
+		h.Source = &caddymodule.Source{Kind: "url", URL: robots}
 	default:
-		bad("--undeclared %q: want bind or ignore", o.verify.Undeclared)
+		h.Source = &caddymodule.Source{Kind: "file", Path: robots}
 	}
 	var err error
-	if o.escalated, err = enforce.ParseEscalationMode(fl.String("escalated")); err != nil {
-		bad("--escalated: %w", err)
+	if h.AllowAgents, err = fl.GetStringSlice("allow-agents"); err != nil {
+		return nil, fmt.Errorf("--allow-agents: %w", err)
 	}
+	if size := fl.String("max-size"); size != "" {
+		if h.MaxSize, err = caddymodule.ParseByteSize(size); err != nil {
+			return nil, flagError(err)
+		}
+	}
+	if esc := fl.String("escalated"); esc != "" {
+		h.Violators = &caddymodule.RepeatViolators{Mode: esc}
+	}
+	return h, nil
+}
+
+// readCheckIdentity reads --ip, --forged, --undeclared and the
+// verification flags.
+func readCheckIdentity(fl caddycmd.Flags, o *checkOptions, bad func(format string, args ...any)) {
+	o.verify, o.timeout = readIdentityFlags(fl, bad)
+	o.verify.Forged, o.verify.Undeclared = fl.String("forged"), fl.String("undeclared")
 	if ip := fl.String("ip"); ip != "" {
 		addr, err := parseClientIP(ip)
 		if err != nil {
@@ -256,11 +258,10 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
 	classifier := agent.NewClassifier(agent.ClassifierCacheSize)
-	cfg := enforce.JudgeConfig{Policy: o.policy, Classifier: classifier, Source: src, FixedKey: key,
-		IdentityPolicy: o.verify.IdentityPolicy(), Usage: true, LogAllowed: true, Enforce: true, RecordAll: true,
-		Undeclared: o.verify.Undeclared == "bind"}
-	if o.escalated != enforce.EscalateOff {
-		cfg.Escalation, cfg.Violators = o.escalated, escalatedClient(o)
+	cfg := o.settings.Judge // the handler's, from the flags
+	cfg.Classifier, cfg.Source, cfg.FixedKey, cfg.RecordAll = classifier, src, key, true
+	if cfg.Escalation != enforce.EscalateOff {
+		cfg.Violators = escalatedClient(o)
 	}
 	var id *waitingIdentity
 	if o.ip.IsValid() {
@@ -278,11 +279,11 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 
 	results := make([]checkResult, 0, len(o.targets))
 	status := exitOK
-	var pending []string
+	var pending, unconfirmed []string
 	now := time.Now()
 	for _, t := range o.targets {
 		req := enforce.Request{Method: http.MethodGet, URL: t.url, URI: t.given, UserAgent: o.userAgent, Now: now}
-		if o.escalated != enforce.EscalateOff {
+		if cfg.Escalation != enforce.EscalateOff {
 			req.ClientIP = checkClientIP
 		}
 		if o.ip.IsValid() {
@@ -295,10 +296,13 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 			r.rec.ClientIP = "" // checkClientIP: no client's
 		}
 		if id != nil {
-			r.addIdentity(o.ip, id.last, o.verify.Forged, jd.Unproven != "")
+			r.addIdentity(o.ip, id.last, cfg.IdentityPolicy.Forged, jd.Unproven != "")
 		}
-		if jd.Identity.Outcome == verify.Pending {
+		switch jd.Identity.Outcome {
+		case verify.Pending:
 			pending = append(pending, t.given)
+		case verify.Unconfirmed:
+			unconfirmed = append(unconfirmed, t.given)
 		}
 		if !jd.Allowed {
 			status = exitFindings
@@ -314,9 +318,8 @@ func runCheck(fl caddycmd.Flags, out io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, fmt.Errorf("robots check: writing the result: %w", err)
 	}
-	if len(pending) > 0 {
-		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified within %v (%s)",
-			o.ip, o.timeout, strings.Join(pending, ", "))
+	if err := noAnswer(o.timeout, pending, unconfirmed); err != nil {
+		return exitUsage, fmt.Errorf("robots check: the claim of %s could not be verified: %w", o.ip, err)
 	}
 	return status, nil
 }
@@ -346,8 +349,8 @@ func escalatedClient(o checkOptions) *enforce.Violators {
 const checkClientIP = "192.0.2.0"
 
 // waitingIdentity is the commands' enforce.Identity: it waits for each
-// answer (verify.Verifier.VerifyNow) until ctx is done, and keeps what
-// explains the last one for the output.
+// answer (claimChecker.answer) until ctx is done, and keeps what explains
+// the last one for the output.
 type waitingIdentity struct {
 	claims *claimChecker
 	ctx    context.Context
@@ -377,36 +380,29 @@ func (w *waitingIdentity) ListedTokens(addr netip.Addr) []string {
 }
 
 // checkSource reads the robots.txt of --robots through the source the
-// handler would use for it: a FileSource for a file, a Store with a fixed
-// URL for a URL, with the key the judgement asks it for, and the snapshot
-// it holds. A URL that gives no HTTP response at all is an input error;
-// any answer is a snapshot to decide with, as the handler would.
+// handler's settings make of it: a FileSource for a file, a Store with a
+// fixed URL for a URL, with the key the judgement asks it for, and the
+// snapshot it holds. A URL that gives no HTTP response at all is an input
+// error; any answer is a snapshot to decide with, as the handler would.
 func checkSource(o checkOptions) (robotstxt.Source, string, *robotstxt.Snapshot, error) {
-	if !isRobotsURL(o.robots) {
-		src, err := robotstxt.NewFileSource(robotstxt.FileConfig{Path: o.robots, MaxSize: o.maxSize})
+	s := o.settings
+	if s.File != nil {
+		src, err := robotstxt.NewFileSource(*s.File)
 		if err != nil {
 			return nil, "", nil, err
 		}
-		return src, "file", src.Snapshot(context.Background(), "file"), nil
+		return src, s.FixedKey, src.Snapshot(context.Background(), s.FixedKey), nil
 	}
-	cfg := robotstxt.StoreConfig{
-		URL:         o.robots,
-		Fetcher:     &robotstxt.HTTPFetcher{Client: &http.Client{}, UserAgent: robotstxt.FetchUserAgent},
-		MaxSize:     o.maxSize,
-		Unreachable: o.unreachable,
-	}
-	if strings.HasPrefix(o.robots, "http://") {
-		cfg.Scheme = "http"
-	}
+	cfg := *s.Store
+	cfg.Fetcher = &robotstxt.HTTPFetcher{Client: &http.Client{}, UserAgent: robotstxt.FetchUserAgent}
 	store, err := robotstxt.NewStore(cfg)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	key := robotstxt.URLHost(o.robots)
-	snap := store.Snapshot(context.Background(), key)
+	snap := store.Snapshot(context.Background(), s.FixedKey)
 	if snap.Access == robotstxt.AccessUnreachable && snap.HTTPStatus == 0 {
 		store.Close()
 		return nil, "", nil, fmt.Errorf("robots.txt %s is unreachable, no HTTP response: %s", o.robots, snap.Err)
 	}
-	return store, key, snap, nil
+	return store, s.FixedKey, snap, nil
 }

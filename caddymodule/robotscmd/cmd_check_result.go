@@ -25,8 +25,8 @@ type checkResult struct {
 	dec         enforce.Decision
 	readingPath string
 	claim       *claimResult
-	forged      string // --forged
-	redecided   bool   // the claim's outcome made the judgement decide again
+	forged      enforce.ForgedPolicy // --forged
+	redecided   bool                 // the claim's outcome made the judgement decide again
 	usageRules  []rules.UsageRule
 }
 
@@ -46,7 +46,7 @@ func newCheckResult(target string, jd *enforce.Judgement) checkResult {
 
 // addIdentity adds what explains the verification of the claim; claim is
 // nil when none was verified.
-func (r *checkResult) addIdentity(ip netip.Addr, claim *claimResult, forged string, redecided bool) {
+func (r *checkResult) addIdentity(ip netip.Addr, claim *claimResult, forged enforce.ForgedPolicy, redecided bool) {
 	if !ip.IsValid() || claim == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/agent"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
@@ -127,6 +128,10 @@ func TestCheckUsage(t *testing.T) {
 		{"ranges without ip", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip-ranges", "GPTBot=" + cmdRanges, "/"}, "give --ip"},
 		{"bad ranges", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--ip-ranges", "GPTBot", "/"}, "--ip-ranges"},
 		{"bad resolver", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--resolver", "dns.example", "/"}, "--resolver"},
+		{"bad escalation", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--escalated", "ban", "/"}, `--escalated "ban": want enforce or block`},
+		{"undeclared bind with no list", []string{"--robots", cmdDemo, "--ua", "GPTBot", "--ip", "192.0.2.1", "--undeclared", "bind", "--verify-builtin", "off", "/"},
+			"--undeclared bind: there is no range list to bind a client by"},
+		{"an HTML page", []string{"--robots", "testdata/commands/page.html", "--ua", "GPTBot", "/"}, "--robots testdata/commands/page.html: error: an HTML page"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,6 +299,43 @@ func TestCheckTexts(t *testing.T) {
 	for _, s := range signs {
 		if got := checkClassText(s.c); !strings.HasPrefix(got, s.want) && !strings.Contains(got, s.want) {
 			t.Errorf("checkClassText(%s, %s) = %q, want %q in it", s.c.Class, s.c.Automation, got, s.want)
+		}
+	}
+}
+
+// TestCheckMessagesAreTheDirectives checks that check reads its flags with
+// the handler's own code: each bad value gets the message the directive's
+// option gets for it, with the flag in place of the option's name.
+func TestCheckMessagesAreTheDirectives(t *testing.T) {
+	for _, tt := range []struct {
+		flag, value, option string
+		set                 func(h *caddymodule.Handler, value string)
+	}{
+		{"--wildcard", "some", "wildcard", func(h *caddymodule.Handler, v string) { h.Wildcard = v }},
+		{"--unreachable", "maybe", "unreachable", func(h *caddymodule.Handler, v string) { h.Unreachable = v }},
+		{"--origin", "folded", "origin", func(h *caddymodule.Handler, v string) { h.Origin = v }},
+		{"--allow-agents", "My Bot", "allow_agents", func(h *caddymodule.Handler, v string) { h.AllowAgents = []string{v} }},
+		{"--escalated", "ban", "violators", func(h *caddymodule.Handler, v string) { h.Violators = &caddymodule.RepeatViolators{Mode: v} }},
+		{"--forged", "allow", "verify forged", func(h *caddymodule.Handler, v string) { h.Verify = &caddymodule.Verify{Forged: v} }},
+		{"--undeclared", "always", "verify undeclared", func(h *caddymodule.Handler, v string) { h.Verify = &caddymodule.Verify{Undeclared: v} }},
+		{"--verify-builtin", "maybe", "verify builtin", func(h *caddymodule.Handler, v string) { h.Verify = &caddymodule.Verify{Builtin: v} }},
+		{"--resolver", "dns.example", "verify resolver", func(h *caddymodule.Handler, v string) { h.Verify = &caddymodule.Verify{Resolver: v} }},
+	} {
+		var h caddymodule.Handler
+		tt.set(&h, tt.value)
+		_, herr := h.Settings()
+		if herr == nil {
+			t.Fatalf("%s %q: the handler takes it, want an error", tt.option, tt.value)
+		}
+		_, directive, _ := strings.Cut(herr.Error(), "robots_enforce: ")
+		want := tt.flag + strings.TrimPrefix(directive, tt.option)
+		args := []string{"check", "--robots", cmdDemo, "--ua", "GPTBot", tt.flag, tt.value, "/"}
+		if strings.HasPrefix(tt.option, "verify") {
+			args = append(args, "--ip", "192.0.2.1")
+		}
+		_, status, err := cmdRun(t, args...)
+		if status != exitUsage || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("check %s %q: status %d, error %v; want %d and the directive's message %q", tt.flag, tt.value, status, err, exitUsage, want)
 		}
 	}
 }

@@ -78,9 +78,9 @@ func (r *checkResult) identityEffect() string {
 	switch r.claim.res.Outcome {
 	case verify.Forged:
 		switch {
-		case r.forged == "deny":
+		case r.forged == enforce.ForgedDeny:
 			return "; refused (--forged deny)"
-		case r.forged == "ignore":
+		case r.forged == enforce.ForgedIgnore:
 			return "; judged as claimed all the same (--forged ignore)"
 		case r.redecided:
 			return "; judged without the token it could not prove (--forged wildcard)"

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"net/http"
 	"net/netip"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,15 +17,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/caddymodule"
-	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/verify"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // Crawler verification for "caddy robots check --ip" and "caddy robots
 // verify": the flags of the handler's verify block, and a verifier built
-// from them as the handler builds its own (caddymodule.Verify.VerifierConfig), asked
-// with VerifyNow, which waits for range lists and DNS.
+// from them as the handler builds its own (caddymodule.Verify.VerifierConfig),
+// asked until it answers, or it is known that no answer will come (see
+// claimChecker.answer).
 
 // identityFlags are the flags both commands take, named after the verify
 // block's subdirectives.
@@ -42,34 +42,17 @@ func addIdentityFlags(cmd *cobra.Command) {
 }
 
 // readIdentityFlags reads the verification flags into the handler's Verify
-// configuration, and the time to wait; bad collects what is wrong.
+// configuration, and the time to wait; bad collects what is wrong with
+// their syntax. Their values are the verify block's, which the handler's
+// code checks (Verify.Validate, or the Settings of check's handler).
 func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) (caddymodule.Verify, time.Duration) {
-	var cfg caddymodule.Verify
-	switch b := fl.String("verify-builtin"); b {
-	case "on", "off":
-		cfg.Builtin = b
-	default:
-		bad("--verify-builtin %q: want on or off", b)
-	}
+	cfg := caddymodule.Verify{Builtin: fl.String("verify-builtin"), Resolver: fl.String("resolver")}
 	ranges, _ := fl.GetStringArray("ip-ranges")
 	for _, r := range ranges {
 		tok, src, ok := strings.Cut(r, "=")
-		switch {
-		case !ok || !rules.IsProductToken(tok) || src == "":
+		if !ok || !rules.IsProductToken(tok) || src == "" {
 			bad("--ip-ranges %q: want <token>=<file|url>, e.g. GPTBot=gptbot.json", r)
 			continue
-		case isRobotsURL(src):
-			if robotstxt.URLHost(src) == "" {
-				bad("--ip-ranges %q: a URL with no host", r)
-			}
-		default:
-			// The verifier reads a file when it starts and, failing,
-			// would leave the claim pending: say so now.
-			if st, err := os.Stat(src); err != nil {
-				bad("--ip-ranges %q: %w", r, err)
-			} else if st.IsDir() {
-				bad("--ip-ranges %q: %s is a directory", r, src)
-			}
 		}
 		cfg.IPRanges = append(cfg.IPRanges, caddymodule.IPRanges{Token: tok, Source: src})
 	}
@@ -86,24 +69,18 @@ func readIdentityFlags(fl caddycmd.Flags, bad func(format string, args ...any)) 
 		}
 		cfg.ReverseDNS[tok] = append(cfg.ReverseDNS[tok], suffixes...)
 	}
-	if cfg.Resolver = fl.String("resolver"); cfg.Resolver != "" {
-		host, port, err := net.SplitHostPort(cfg.Resolver)
-		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
-			bad("--resolver %q: want <host:port>, e.g. 127.0.0.1:53", cfg.Resolver)
-		}
-	}
 	timeout := fl.Duration("timeout")
 	if timeout <= 0 {
 		bad("--timeout %v: want a positive duration, e.g. 10s", timeout)
 	}
-	if err := cfg.Validate(); err != nil { // the handler's own checks, as a backstop
-		bad("%w", err)
-	}
 	return cfg, timeout
 }
 
-// maxProblems bounds the problems a claimChecker keeps from its verifier:
-// the last few say why an answer is pending.
+// maxProblems bounds the problems of no range list in particular that a
+// claimChecker keeps from its verifier: the last few say why an answer is
+// pending. A failed range list is kept apart, the last failure of each,
+// so that the failures of other tokens' lists (the built-in ones, offline)
+// never push out the one that explains a claim.
 const maxProblems = 8
 
 // A claimChecker verifies claims for a command: a Verifier configured as
@@ -117,13 +94,14 @@ type claimChecker struct {
 	builtin bool
 
 	mu       sync.Mutex
-	problems []problem // what the verifier reported (lists that failed), the last maxProblems
+	lists    map[string]problem // the last failure of each range list, by its source
+	problems []problem          // the other problems the verifier reported, the last maxProblems
 }
 
 // newClaimChecker builds the verifier of cfg, which checks the
 // configuration and does no I/O (see check).
 func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChecker, error) {
-	c := &claimChecker{timeout: timeout, builtin: cfg.Builtin != "off"}
+	c := &claimChecker{timeout: timeout, builtin: cfg.Builtin != "off", lists: make(map[string]problem)}
 	vc := cfg.VerifierConfig()
 	inner := vc.Resolver
 	if inner == nil {
@@ -131,10 +109,16 @@ func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChec
 	}
 	c.trace = &dnsTrace{inner: inner, ptr: make(map[string]dnsAnswer), fwd: make(map[string]dnsAnswer)}
 	vc.Resolver = c.trace
+	// Pending means a lookup is under way, for as long as it may be: a
+	// claim the command can wait for. And a range list is given up in
+	// time for the command to say why it did not load, rather than only
+	// that no answer came.
+	vc.PendingBound = verify.MaxPendingBound
+	vc.HTTPClient = &http.Client{Timeout: listTimeout(timeout)}
 	vc.OnError = func(err error) { c.report(problem{text: err.Error()}) }
 	vc.OnEvent = func(ev verify.Event) {
 		if ev.Kind == verify.EventListFailed {
-			c.report(problem{tokens: ev.Tokens, text: ev.Err.Error()})
+			c.report(problem{source: ev.URL, tokens: ev.Tokens, text: ev.Err.Error()})
 		}
 	}
 	v, err := verify.New(vc)
@@ -149,8 +133,10 @@ func newClaimChecker(cfg *caddymodule.Verify, timeout time.Duration) (*claimChec
 func (c *claimChecker) Close() { _ = c.v.Close() }
 
 // problem is something the verifier reported: a range list that failed,
-// with the tokens it proves, or a problem of no token in particular.
+// with its source and the tokens it proves, or a problem of no token in
+// particular.
 type problem struct {
+	source string
 	tokens []string
 	text   string
 }
@@ -158,6 +144,10 @@ type problem struct {
 func (c *claimChecker) report(p problem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if p.source != "" {
+		c.lists[p.source] = p
+		return
+	}
 	if len(c.problems) == maxProblems {
 		c.problems = c.problems[1:]
 	}
@@ -165,15 +155,19 @@ func (c *claimChecker) report(p problem) {
 }
 
 // problemsOf returns what the verifier reported that concerns token: the
-// failures of its own lists, and problems of no token in particular.
+// failures of its own lists, by source, and problems of no token in
+// particular.
 func (c *claimChecker) problemsOf(token string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
-	for _, p := range c.problems {
-		if p.tokens == nil || slices.ContainsFunc(p.tokens, func(t string) bool { return strings.EqualFold(t, token) }) {
+	for _, source := range slices.Sorted(maps.Keys(c.lists)) {
+		if p := c.lists[source]; slices.ContainsFunc(p.tokens, func(t string) bool { return strings.EqualFold(t, token) }) {
 			out = append(out, p.text)
 		}
+	}
+	for _, p := range c.problems {
+		out = append(out, p.text)
 	}
 	return out
 }
@@ -199,50 +193,104 @@ func (c *claimChecker) loaded(ctx context.Context) {
 }
 
 // check verifies the claim that addr is token, waiting for the answer
-// until ctx is done.
+// until ctx is done (see answer).
 func (c *claimChecker) check(ctx context.Context, token string, addr netip.Addr) claimResult {
 	// The verifier starts with the first claim some method can decide,
 	// as the handler's starts with its first request: a check whose
 	// client the rules never bind, or whose token no method knows (and
-	// which VerifyNow answers at once), fetches no range list. Calls
-	// after the first do nothing.
+	// which is answered at once), fetches no range list. Calls after the
+	// first do nothing.
 	hasMethod := c.v.HasMethod(token)
 	if hasMethod {
 		c.v.Start()
 	}
-	res, err := c.v.VerifyNow(ctx, token, addr)
+	res, err := c.answer(ctx, token, addr)
 	r := claimResult{token: token, addr: addr, res: res, hasMethod: hasMethod, builtin: c.builtin}
-	var dnsErrs []string
 	if res.Method == verify.ReverseDNS {
 		ptr := c.trace.ptrOf(addr)
 		r.ptr, r.trace = ptr.values, c.trace
-		if ptr.err != "" {
-			dnsErrs = append(dnsErrs, "PTR lookup of "+ptr.err)
-		}
 		for _, name := range r.ptr {
-			fwd, asked := c.trace.forward(name)
-			if asked && slices.Contains(fwd.values, addr.String()) {
+			if fwd, asked := c.trace.forward(name); asked && slices.Contains(fwd.values, addr.String()) {
 				r.confirmed = append(r.confirmed, name)
-			}
-			if fwd.err != "" {
-				dnsErrs = append(dnsErrs, "forward lookup of "+fwd.err)
 			}
 		}
 	}
-	if err != nil {
-		// Why no answer came: the failed DNS questions about this
-		// address, or what went wrong with the token's range lists
-		// meanwhile.
-		r.pending = fmt.Sprintf("no answer within %v", c.timeout)
-		if res.Method == verify.IPRanges {
-			dnsErrs = c.problemsOf(token)
+	// Why no answer came, or will: what went wrong with the token's range
+	// lists, and the DNS questions about this address that failed.
+	why := c.problemsOf(token)
+	if ptr := c.trace.ptrOf(addr); ptr.err != "" {
+		why = append(why, "PTR lookup of "+ptr.err)
+	} else {
+		for _, name := range ptr.values {
+			if fwd, _ := c.trace.forward(name); fwd.err != "" {
+				why = append(why, "forward lookup of "+fwd.err)
+			}
 		}
-		if len(dnsErrs) > 0 {
-			r.pending += "; " + strings.Join(dnsErrs, "; ")
+	}
+	switch {
+	case err != nil:
+		r.why = fmt.Sprintf("no answer within %v", c.timeout)
+		if len(why) > 0 {
+			r.why += "; " + strings.Join(why, "; ")
+		}
+	case res.Outcome == verify.Unconfirmed:
+		r.why = "no answer will come"
+		if len(why) > 0 {
+			r.why += ": " + strings.Join(why, "; ")
 		}
 	}
 	return r
 }
+
+// answerPoll is how often answer asks the verifier again while an answer
+// is on its way: the verifier says when one comes only to VerifyNow,
+// which waits through an unconfirmed claim too.
+const answerPoll = 10 * time.Millisecond
+
+// answer waits for the verifier's answer about the claim that addr is
+// token: until it is decided, or until it is known that none will come
+// within the wait (the claim is Unconfirmed, as the handler would record
+// it, once every range list has been tried: a lookup that failed, a list
+// that did not load), or until ctx is done, when it is Pending and the
+// error says so.
+func (c *claimChecker) answer(ctx context.Context, token string, addr netip.Addr) (verify.Result, error) {
+	for {
+		res := c.v.Verify(token, addr, nil)
+		switch res.Outcome {
+		case verify.Pending:
+		case verify.Unconfirmed:
+			if c.listsTried() {
+				return res, nil
+			}
+		default:
+			return res, nil
+		}
+		select {
+		case <-ctx.Done():
+			res.Outcome = verify.Pending
+			return res, fmt.Errorf("verify %s %s: %w", token, addr, ctx.Err())
+		case <-time.After(answerPoll):
+		}
+	}
+}
+
+// listsTried reports whether every range list has loaded or been tried.
+func (c *claimChecker) listsTried() bool {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	return c.v.WaitLists(done) == nil
+}
+
+// listTimeout bounds a range list's fetch for a command that waits
+// timeout: three quarters of it, so that a list that cannot be fetched is
+// named in time, and never more than the verifier's own bound.
+func listTimeout(timeout time.Duration) time.Duration {
+	return min(verify.FetchTimeout, max(timeout*3/4, minListTimeout))
+}
+
+// minListTimeout is the least time a range list's fetch is given: a round
+// trip on loopback, and a little more.
+const minListTimeout = 50 * time.Millisecond
 
 // claimResult is the answer about one claim, with what explains it.
 type claimResult struct {
@@ -254,7 +302,7 @@ type claimResult struct {
 	ptr       []string  // PTR names of addr, for reverse DNS
 	confirmed []string  // PTR names that resolve back to addr
 	trace     *dnsTrace // the forward answers, for reverse DNS
-	pending   string    // why the answer is still pending
+	why       string    // why the answer is pending or unconfirmed
 }
 
 // detail says in words why the claim came out as it did.
@@ -268,8 +316,8 @@ func (r *claimResult) detail() string {
 			return fmt.Sprintf("no method is known for %s (--verify-builtin off)", r.token)
 		}
 		return "no method is known for " + r.token
-	case verify.Pending:
-		return r.pending
+	case verify.Pending, verify.Unconfirmed:
+		return r.why
 	}
 	if r.res.Method == verify.IPRanges {
 		if r.res.Outcome == verify.Verified {

@@ -3,6 +3,7 @@ package robotscmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -28,10 +29,14 @@ sources the robots_enforce handler verifies claims with (its verify block):
 the crawler operator's published range lists, then forward-confirmed
 reverse DNS under the operator's documented domains. For each address it
 prints the outcome (verified, forged, unverified when no method is known for
-the token, pending when the answer did not come in time), the method that
-decided, and for reverse DNS the PTR names it was given and what they
-resolve to. Unlike the handler, which never waits, the command waits for
-the range lists to load and for DNS to answer, up to --timeout.
+the token, unconfirmed when no answer will come: a range list that could
+not be loaded, a DNS lookup that failed, each named; pending when the
+answer was still on its way at --timeout), the method that decided, and
+for reverse DNS the PTR names it was given and what they resolve to.
+Unlike the handler, which never waits, the command waits for the range
+lists to load and for DNS to answer, up to --timeout; a range list is
+given three quarters of it, so that one that cannot be fetched (offline,
+say) is named as the reason within the wait.
 
 --verify-builtin, --ip-ranges, --reverse-dns and --resolver mean what the
 verify block's builtin, ip_ranges, reverse_dns and resolver mean: an
@@ -47,8 +52,8 @@ with the compliance record's field names (agent, client_ip, identity,
 identity_method).
 
 Exit status: 0 when every address is verified, 1 when one is forged or
-unverified, 2 on a usage error or when an answer did not come within
---timeout (pending).`,
+unverified, 2 on a usage error or when an answer did not come (pending
+at --timeout, or unconfirmed).`,
 		Example: `  $ caddy robots verify Googlebot 66.249.66.1 2001:4860:4801:10::1
   $ caddy robots verify --verify-builtin off --ip-ranges ExampleBot=ranges.json ExampleBot 192.0.2.40
   $ caddy robots verify --resolver 127.0.0.1:53 --json Googlebot 66.249.66.1`,
@@ -81,6 +86,7 @@ func runVerify(fl caddycmd.Flags, out io.Writer) (int, error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	cfg, timeout := readIdentityFlags(fl, bad)
+	errs = append(errs, flagErrors(cfg.Validate())...)
 	args := fl.Args()
 	var token string
 	var addrs []netip.Addr
@@ -116,7 +122,7 @@ func runVerify(fl caddycmd.Flags, out io.Writer) (int, error) {
 	defer cancel()
 	claims.prestart(token, addrs)
 	status := exitOK
-	var pending []string
+	var pending, unconfirmed []string
 	results := make([]verifyResult, 0, len(addrs))
 	for _, addr := range addrs {
 		c := claims.check(ctx, token, addr)
@@ -128,6 +134,8 @@ func runVerify(fl caddycmd.Flags, out io.Writer) (int, error) {
 		case verify.Verified:
 		case verify.Pending:
 			pending = append(pending, addr.String())
+		case verify.Unconfirmed:
+			unconfirmed = append(unconfirmed, addr.String())
 		default:
 			status = max(status, exitFindings)
 		}
@@ -144,10 +152,27 @@ func runVerify(fl caddycmd.Flags, out io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, fmt.Errorf("robots verify: writing the result: %w", err)
 	}
-	if len(pending) > 0 {
-		return exitUsage, fmt.Errorf("robots verify: no answer within %v for %s", timeout, strings.Join(pending, ", "))
+	if err := noAnswer(timeout, pending, unconfirmed); err != nil {
+		return exitUsage, fmt.Errorf("robots verify: %w", err)
 	}
 	return status, nil
+}
+
+// noAnswer says which claims got no answer: those still pending when the
+// wait ended, and those no answer will come for (unconfirmed); nil when
+// every claim was answered.
+func noAnswer(timeout time.Duration, pending, unconfirmed []string) error {
+	var parts []string
+	if len(pending) > 0 {
+		parts = append(parts, fmt.Sprintf("no answer within %v for %s", timeout, strings.Join(pending, ", ")))
+	}
+	if len(unconfirmed) > 0 {
+		parts = append(parts, fmt.Sprintf("no answer will come for %s (unconfirmed)", strings.Join(unconfirmed, ", ")))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // writeVerifyJSON writes each result as a JSON object on a line of its own.

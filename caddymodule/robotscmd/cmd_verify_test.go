@@ -2,6 +2,7 @@ package robotscmd
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/miekg/dns"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/testdns"
 )
@@ -28,8 +32,46 @@ const cmdPendingTimeout = "250ms"
 // cmdDNSServer serves testdns.Zone on 127.0.0.1 and returns its address.
 func cmdDNSServer(t *testing.T) string { return testdns.Serve(t, testdns.Zone, testdns.ServFail) }
 
+// cmdSlowDNSServer returns the address of a DNS server on 127.0.0.1 that
+// answers every question with a server failure, cmdSlowDNSDelay after it
+// came: past the --timeout of these tests, so that a lookup sent to it is
+// under way when the command's wait ends, and soon enough that the
+// command's verifier, which waits for its lookups when it is closed, is
+// not held long.
+func cmdSlowDNSServer(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return // closed
+			}
+			q := new(dns.Msg)
+			if q.Unpack(buf[:n]) != nil {
+				continue
+			}
+			reply, err := new(dns.Msg).SetRcode(q, dns.RcodeServerFailure).Pack()
+			if err != nil {
+				continue
+			}
+			time.AfterFunc(cmdSlowDNSDelay, func() { _, _ = pc.WriteTo(reply, from) })
+		}
+	}()
+	return pc.LocalAddr().String()
+}
+
+// cmdSlowDNSDelay is how long cmdSlowDNSServer takes to answer.
+const cmdSlowDNSDelay = 600 * time.Millisecond
+
 // cmdListServer serves range lists on 127.0.0.1: /ranges.json is
-// cmdRanges, /broken.json a server error, /gone.json a 410.
+// cmdRanges, /broken.json a server error, /gone.json a 410, and
+// /hangs.json never answers.
 func cmdListServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	list, err := os.ReadFile(cmdRanges)
@@ -46,6 +88,9 @@ func cmdListServer(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("/gone.json", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gone", http.StatusGone)
+	})
+	mux.HandleFunc("/hangs.json", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // as a host that never answers, until the client gives up
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -87,12 +132,22 @@ func TestVerifyGolden(t *testing.T) {
 		{"rdns-and-ranges", append(slices.Clone(rdns), "--ip-ranges", "Googlebot="+cmdRanges,
 			"Googlebot", "192.0.2.40", "66.249.66.1", "198.51.100.1"), 1},
 		{"unverified", append(slices.Clone(offline), "curl", "192.0.2.40"), 1},
-		{"pending-dns", append(slices.Clone(rdns), "--timeout", cmdPendingTimeout, "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
-		{"pending-list", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+		// A lookup that failed, a list that did not load: no answer will
+		// come, and the command says why, as soon as it is known.
+		{"unconfirmed-dns", append(slices.Clone(rdns), "--timeout", cmdPendingTimeout, "Googlebot", "198.51.100.99", "198.51.100.98"), 2},
+		{"unconfirmed-list", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"GPTBot", "192.0.2.40"), 2},
 		// Another token's list failing too says nothing of this claim.
-		{"pending-list-own", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
+		{"unconfirmed-list-own", append(slices.Clone(offline), "--timeout", cmdPendingTimeout, "--ip-ranges", "GPTBot="+lists.URL+"/broken.json",
 			"--ip-ranges", "CCBot="+lists.URL+"/gone.json", "GPTBot", "192.0.2.40"), 2},
+		// A list whose host never answers is given up within the wait,
+		// so that the command says why no answer will come (offline, the
+		// built-in lists' hosts may not answer at all).
+		{"unconfirmed-list-timeout", append(slices.Clone(offline), "--timeout", "400ms", "--ip-ranges", "GPTBot="+lists.URL+"/hangs.json",
+			"GPTBot", "192.0.2.40"), 2},
+		// A lookup still under way when the wait ends.
+		{"pending-dns", append(slices.Clone(offline), "--reverse-dns", "Googlebot=googlebot.com", "--resolver", cmdSlowDNSServer(t),
+			"--timeout", cmdPendingTimeout, "Googlebot", "198.51.100.99"), 2},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {
@@ -190,7 +245,13 @@ func TestCheckIdentityGolden(t *testing.T) {
 			"--undeclared", "bind", "--ip", "192.0.2.40", "/blog/post.html"}, 1},
 		{"undeclared-elsewhere", []string{"--robots", cmdDemo, "--ua", cmdChrome, "--verify-builtin", "off", "--ip-ranges", "GPTBot=" + cmdRanges,
 			"--undeclared", "bind", "--ip", "198.51.100.7", "/blog/post.html"}, 0},
-		{"pending", with(googlebot, "--ip", "198.51.100.99", "--timeout", cmdPendingTimeout, "/checkout/pay"), 2},
+		// A failed lookup: unconfirmed, judged without the token it could
+		// not prove, as the handler judges it.
+		{"unconfirmed", with(googlebot, "--ip", "198.51.100.99", "--timeout", cmdPendingTimeout, "/checkout/pay"), 2},
+		// A lookup under way when the wait ends: judged as claimed, as the
+		// handler judges a pending claim.
+		{"pending", []string{"--robots", cmdShop, "--ua", cmdGooglebot, "--verify-builtin", "off", "--reverse-dns", "Googlebot=googlebot.com",
+			"--resolver", cmdSlowDNSServer(t), "--ip", "198.51.100.99", "--timeout", cmdPendingTimeout, "/checkout/pay"}, 2},
 	}
 	for _, tt := range tests {
 		for _, format := range []string{"txt", "json"} {

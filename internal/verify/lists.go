@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 )
 
 // PublishedList is one range list a crawler's operator publishes, in the
@@ -90,6 +91,41 @@ var builtinLists = []PublishedList{
 	// agent, none for MistralAI-Training (unconfirmed: third-party sources).
 	{Name: "mistralai-index", URL: "https://mistral.ai/mistralai-index-ips.json", Doc: "https://docs.mistral.ai/robots", Tokens: []string{"MistralAI-Index"}},
 	{Name: "mistralai-user", URL: "https://mistral.ai/mistralai-user-ips.json", Doc: "https://docs.mistral.ai/robots", Tokens: []string{"MistralAI-User"}},
+}
+
+// CheckRangeFile reads and checks a local range list file as New reads it
+// (see Config.RangeOverrides), so that a configuration adapter can report
+// a missing or malformed list when the configuration is adapted, before
+// any verifier is built. The error names the file and, for a JSON error,
+// its line.
+func CheckRangeFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err // names the file
+	}
+	switch {
+	case st.IsDir():
+		return fmt.Errorf("range list %s is a directory, not a file", path)
+	case !st.Mode().IsRegular():
+		// A FIFO or a device could block the configuration's loading.
+		return fmt.Errorf("range list %s: not a regular file", path)
+	}
+	_, _, err = readRangeFile(path)
+	return err
+}
+
+// readRangeFile reads and parses a local range list file; its error
+// names the file and, for a JSON error, the line.
+func readRangeFile(path string) ([]byte, RangeList, error) {
+	body, err := readFileLimited(path, MaxListSize)
+	if err != nil {
+		return nil, RangeList{}, fmt.Errorf("range list %s: %w", path, err)
+	}
+	rl, err := ParseRangeList(body)
+	if err != nil {
+		return nil, RangeList{}, fmt.Errorf("range list %s%s: %w", path, jsonErrorLine(body, err), err)
+	}
+	return body, rl, nil
 }
 
 // jsonErrorLine returns ":<line>" for an error ParseRangeList found at a

@@ -3,7 +3,6 @@ package verify
 import (
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"sync"
 )
 
@@ -81,15 +80,7 @@ func (v *Verifier) checkFile(l *listState, force bool) error {
 		return nil
 	}
 	f.stamp = st // a version that fails is told once, not at every look
-	body, err := readFileLimited(l.source, MaxListSize)
-	var rl RangeList
-	if err == nil {
-		if rl, err = ParseRangeList(body); err != nil {
-			err = fmt.Errorf("range list %s%s: %w", l.source, jsonErrorLine(body, err), err)
-		}
-	} else {
-		err = fmt.Errorf("range list %s: %w", l.source, err)
-	}
+	body, rl, err := readRangeFile(l.source)
 	if err != nil {
 		f.failed = true
 		return err
