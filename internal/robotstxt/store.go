@@ -34,6 +34,11 @@ type Store struct {
 	newHosts *rate.Limiter // the budget of first fetches; guarded by mu
 	closed   atomic.Bool
 	changes  atomic.Int64 // snapshots published, for savers to tell what is new
+	// fleet is the versions the rest of the fleet had in force (see
+	// SetFleet), nil when there are none; fleetWanted is signalled when a
+	// site is first published that the fleet has versions of.
+	fleet       atomic.Pointer[fleetView]
+	fleetWanted chan struct{}
 }
 
 // Changes returns a count that grows with every snapshot the store puts in
@@ -60,6 +65,7 @@ type hostEntry struct {
 	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
 	via      atomic.Pointer[siteVia]  // the fetcher the caller gave for its fetches, if any
 	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
+	fleet    atomic.Pointer[fleetVersions] // the fleet's versions of the host, published with its own (see SetFleet)
 }
 
 // use notes a request at now, and reports whether it is the first of its
@@ -103,6 +109,7 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 	s.hosts = newHostTable(cfg.MaxHosts)
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)
 	s.stopped, s.stop = context.WithCancel(context.Background())
+	s.fleetWanted = make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -248,7 +255,7 @@ func (s *Store) fetch(e *hostEntry) {
 	}
 	o := fetchRobots(ctx, fetcher, e.url, s.life.maxSize+1)
 	cancel()
-	prev := e.snap.Load()
+	prev := e.snap.Load().ownSnapshot() // what this store found: the fleet's versions are added anew
 	first := prev == nil
 	if first {
 		prev = e.seed
@@ -273,6 +280,7 @@ func (s *Store) fetch(e *hostEntry) {
 	// host is in the table for their next request.
 	s.done(e)
 	if first && next != nil {
+		s.fleetNeeded(e.host) // in the table now: AttachFleet finds it
 		close(e.ready)
 	}
 }
@@ -280,7 +288,7 @@ func (s *Store) fetch(e *hostEntry) {
 // publish puts next in force for e, in place of prev, and tells OnChange
 // when it is news.
 func (s *Store) publish(e *hostEntry, prev, next *Snapshot) {
-	e.snap.Store(next)
+	s.install(e, next)
 	s.changes.Add(1)
 	if s.cfg.OnChange != nil && newsOf(prev, next) {
 		s.cfg.OnChange(e.host, prev, next)

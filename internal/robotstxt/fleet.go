@@ -1,0 +1,401 @@
+package robotstxt
+
+import (
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The fleet's versions. Instances that share a storage can share what
+// each had in force (caddymodule's distributed option): a crawler may hold
+// any version of a site's robots.txt that was in force within GraceWindow
+// (RFC 9309 §2.4), on whichever instance it read it, so every instance
+// judges by every version any of them had in force. The others' versions
+// reach a Store as a view (SetFleet): their metadata, as each instance
+// saved its sites (Save), and their bodies, by SHA-256. For each site it
+// holds, the store publishes its own snapshot with the fleet's versions
+// it lacks among Earlier: the judgement then reads them as it reads the
+// store's own (Snapshot.Version, AppendVersionsAt). They are never the
+// store's own: a fetch follows the store's own snapshot, and Save saves
+// it alone, so that no instance echoes back what it read.
+
+// Bounds and settings of the fleet's versions, each with its reason.
+const (
+	// fleetUntilStep is how far the end of a fleet version still in force
+	// elsewhere may move before the site is published again: it moves
+	// with every read of the other instance's part, and a site published
+	// every few seconds for a window of a day would be churn. A version's
+	// grace is then known to within a minute of 24 hours.
+	fleetUntilStep = time.Minute
+)
+
+// A FleetPart is what another instance of the fleet saved of its sites.
+type FleetPart struct {
+	// Sites are its sites as it saved them (Store.Save): the version in
+	// force, then Earlier.
+	Sites []SavedSite
+	// Seen is when the instance was last known to be live (its last
+	// write): the versions in force there (ReplacedAt zero) were in force
+	// until then at least.
+	Seen time.Time
+}
+
+// FleetStats says what SetFleet installed.
+type FleetStats struct {
+	// Sites and Versions count the fleet's sites and their versions
+	// within GraceWindow, past the bounds.
+	Sites, Versions int
+	// Held counts the sites this store holds that were given versions of
+	// the fleet's; Missing the versions left out for want of their body
+	// (not in the storage, or not the version's).
+	Held, Missing int
+}
+
+// fleetView is the fleet's versions by site key: each a SavedVersion
+// whose ReplacedAt is when it was last in force on some instance, newest
+// first, at most MaxVersions. It is immutable once installed.
+type fleetView struct {
+	sites map[string][]SavedVersion
+}
+
+// fleetVersions are the fleet's versions a host is published with, as
+// snapshots, newest first. It is immutable once installed.
+type fleetVersions struct {
+	list []*Snapshot
+}
+
+// SetFleet installs the versions the other instances of the fleet had in
+// force: parts are what they saved, one per instance. A version counts
+// when it was in force on some instance within GraceWindow before now (a
+// file, or the site's answer that there is none: a refusal or a failure
+// to reach the site says nothing of what a crawler was told), each
+// version once per site, at its latest time in force, at most MaxVersions
+// per site. The store keeps the metadata of at most MaxHosts sites (its
+// own first, then those changed last), and parses the bodies of the
+// versions of the sites it holds, which body gives back by their hex
+// SHA-256; each such site is published again with the versions it lacks
+// among Earlier. A site whose version in force elsewhere is newer than
+// this store's last check, and differs, is fetched again, at most once a
+// MinRefresh. It is called off the request path: it may wait for body.
+func (s *Store) SetFleet(parts []FleetPart, body func(sum string) ([]byte, bool), now time.Time) FleetStats {
+	s.mu.Lock()
+	entries := s.hosts.hottest()
+	s.mu.Unlock()
+	view := mergeFleet(parts, now)
+	st := FleetStats{}
+	if len(view.sites) > s.cfg.MaxHosts {
+		view.trim(s.cfg.MaxHosts, entries)
+	}
+	for _, vs := range view.sites {
+		st.Sites++
+		st.Versions += len(vs)
+	}
+	if len(view.sites) == 0 {
+		view = nil
+	}
+	s.fleet.Store(view)
+	held, missing := s.attachFleet(view, entries, body, now)
+	st.Held, st.Missing = held, missing
+	return st
+}
+
+// AttachFleet gives the sites the store holds the fleet's versions they
+// lack, from the view SetFleet installed last, as SetFleet does: for the
+// sites first published since (see FleetWanted). It returns how many
+// sites it published again, and how many versions it left out for want of
+// their body.
+func (s *Store) AttachFleet(body func(sum string) ([]byte, bool), now time.Time) (held, missing int) {
+	s.mu.Lock()
+	entries := s.hosts.hottest()
+	s.mu.Unlock()
+	return s.attachFleet(s.fleet.Load(), entries, body, now)
+}
+
+// FleetWanted is signalled when the store first publishes a site that the
+// fleet's view has versions of: the caller then runs AttachFleet, so that
+// the site is judged by the fleet's versions before the next view comes.
+func (s *Store) FleetWanted() <-chan struct{} { return s.fleetWanted }
+
+// fleetNeeded signals FleetWanted when the view has versions of host.
+func (s *Store) fleetNeeded(host string) {
+	if v := s.fleet.Load(); v != nil && len(v.sites[host]) > 0 {
+		select {
+		case s.fleetWanted <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// mergeFleet merges parts into a view at now (see SetFleet).
+func mergeFleet(parts []FleetPart, now time.Time) *fleetView {
+	v := &fleetView{sites: make(map[string][]SavedVersion)}
+	for _, p := range parts {
+		for _, site := range p.Sites {
+			key := strings.ToLower(site.Key)
+			if len(key) > MaxHostLen+len("https://") {
+				continue
+			}
+			for _, sv := range site.Versions {
+				if !fleetKind(sv) {
+					continue
+				}
+				until := sv.ReplacedAt
+				if until.IsZero() || until.After(p.Seen) {
+					until = p.Seen // in force there when it was last seen
+				}
+				if until.After(now) {
+					until = now
+				}
+				if now.Sub(until) >= GraceWindow {
+					continue
+				}
+				sv.ReplacedAt = until
+				v.add(key, sv)
+			}
+		}
+	}
+	for key, vs := range v.sites {
+		slices.SortStableFunc(vs, func(a, b SavedVersion) int { return b.ReplacedAt.Compare(a.ReplacedAt) })
+		if len(vs) > MaxVersions {
+			v.sites[key] = vs[:MaxVersions]
+		}
+	}
+	return v
+}
+
+// fleetKind reports whether sv is a version the fleet shares: a file,
+// named by a well-formed digest, or the site's answer that there is none.
+func fleetKind(sv SavedVersion) bool {
+	switch sv.Access {
+	case AccessAvailable.String():
+		b, err := hex.DecodeString(sv.Sum)
+		return err == nil && len(b) == 32
+	case AccessUnavailable.String():
+		return true
+	}
+	return false
+}
+
+// add adds sv to key's versions, or moves the one it is later.
+func (v *fleetView) add(key string, sv SavedVersion) {
+	vs := v.sites[key]
+	for i := range vs {
+		if vs[i].Access == sv.Access && vs[i].Sum == sv.Sum {
+			if sv.ReplacedAt.After(vs[i].ReplacedAt) {
+				vs[i] = sv
+			}
+			return
+		}
+	}
+	v.sites[key] = append(vs, sv)
+}
+
+// trim keeps at most max sites: those of entries first, then those in
+// force last.
+func (v *fleetView) trim(max int, entries []*hostEntry) {
+	keep := make(map[string]bool, max)
+	for _, e := range entries {
+		if len(keep) == max {
+			break
+		}
+		if _, ok := v.sites[e.host]; ok {
+			keep[e.host] = true
+		}
+	}
+	var rest []string
+	for key := range v.sites {
+		if !keep[key] {
+			rest = append(rest, key)
+		}
+	}
+	slices.SortFunc(rest, func(a, b string) int { return v.sites[b][0].ReplacedAt.Compare(v.sites[a][0].ReplacedAt) })
+	for _, key := range rest[min(max-len(keep), len(rest)):] {
+		delete(v.sites, key)
+	}
+}
+
+// attachFleet gives each of entries the versions of view it lacks (see
+// SetFleet), and returns how many it published again and how many
+// versions it left out for want of their body.
+func (s *Store) attachFleet(view *fleetView, entries []*hostEntry, body func(sum string) ([]byte, bool), now time.Time) (held, missing int) {
+	// Bodies parsed before are parsed once: by their digest.
+	parsed := make(map[[32]byte]*Snapshot)
+	for _, e := range entries {
+		if f := e.fleet.Load(); f != nil {
+			for _, v := range f.list {
+				if v.Robots != nil {
+					parsed[v.sum] = v
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		own := e.snap.Load().ownSnapshot()
+		if own == nil || own.Refusal != RefusalNone {
+			continue
+		}
+		var list []*Snapshot
+		if view != nil {
+			for _, sv := range view.sites[e.host] {
+				if own.isSaved(sv) {
+					continue // in force here
+				}
+				v := s.fleetSnapshot(sv, parsed, body)
+				if v == nil {
+					missing++
+					continue
+				}
+				list = append(list, v)
+			}
+		}
+		if old := e.fleet.Load(); !fleetChanged(old, list) {
+			continue
+		}
+		if len(list) > 0 {
+			held++
+		}
+		e.fleet.Store(&fleetVersions{list: list})
+		s.republish(e)
+		s.fleetRefresh(e, own, list, now)
+	}
+	return held, missing
+}
+
+// fleetSnapshot returns the snapshot of a fleet version, its body parsed
+// once (see parsed), or nil when body cannot give it back.
+func (s *Store) fleetSnapshot(sv SavedVersion, parsed map[[32]byte]*Snapshot, body func(sum string) ([]byte, bool)) *Snapshot {
+	access, err := parseAccess(sv.Access)
+	if err != nil {
+		return nil
+	}
+	v := &Snapshot{
+		Access: access, DisallowAll: sv.DisallowAll, Source: sv.Source, FinalURL: sv.FinalURL,
+		HTTPStatus: sv.HTTPStatus, FetchedAt: sv.FetchedAt, ChangedAt: sv.ChangedAt,
+		CheckedAt: sv.CheckedAt, ReplacedAt: sv.ReplacedAt,
+	}
+	if access != AccessAvailable {
+		return v
+	}
+	var sum [32]byte
+	if n, err := hex.Decode(sum[:], []byte(sv.Sum)); err != nil || n != len(sum) {
+		return nil
+	}
+	base := parsed[sum]
+	if base == nil {
+		b, ok := body(sv.Sum)
+		if !ok {
+			return nil
+		}
+		base = &Snapshot{}
+		base.setFile(nil, b, sv.Truncated, s.life.maxSize)
+		if base.sum != sum {
+			return nil // a body that is not the version's
+		}
+		parsed[sum] = base
+	}
+	v.Robots, v.groups, v.sum, v.Hash, v.Truncated = base.Robots, base.groups, base.sum, base.Hash, base.Truncated
+	return v
+}
+
+// isSaved reports whether sv is the version s is (see sameVersion).
+func (s *Snapshot) isSaved(sv SavedVersion) bool {
+	if s.Robots != nil {
+		return sv.Access == AccessAvailable.String() && sv.Sum == hex.EncodeToString(s.sum[:])
+	}
+	return sv.Access == AccessUnavailable.String() && s.VersionName() == VersionUnavailable
+}
+
+// fleetChanged reports whether list differs from old in its versions, or
+// in when one was last in force by fleetUntilStep or more.
+func fleetChanged(old *fleetVersions, list []*Snapshot) bool {
+	var was []*Snapshot
+	if old != nil {
+		was = old.list
+	}
+	if len(was) != len(list) {
+		return true
+	}
+	for i, v := range list {
+		w := was[i]
+		if !w.sameVersion(v) || w.Access != v.Access {
+			return true
+		}
+		if d := v.ReplacedAt.Sub(w.ReplacedAt); d >= fleetUntilStep || d <= -fleetUntilStep {
+			return true
+		}
+	}
+	return false
+}
+
+// install publishes own, a snapshot of the store's own for e, with the
+// fleet's versions e has.
+func (s *Store) install(e *hostEntry, own *Snapshot) {
+	for {
+		cur := e.snap.Load()
+		if e.snap.CompareAndSwap(cur, withFleet(own, e.fleet.Load(), s.cfg.Now())) {
+			return
+		}
+	}
+}
+
+// republish publishes e's snapshot again with the fleet's versions it has
+// now. The store's own is kept as it is, whoever publishes it meanwhile:
+// both read e.fleet after the snapshot they replace.
+func (s *Store) republish(e *hostEntry) {
+	for {
+		cur := e.snap.Load()
+		own := cur.ownSnapshot()
+		if own == nil {
+			return
+		}
+		if e.snap.CompareAndSwap(cur, withFleet(own, e.fleet.Load(), s.cfg.Now())) {
+			return
+		}
+	}
+}
+
+// withFleet returns own with the versions of f it lacks among Earlier:
+// own's Earlier and f merged, newest first, each version once at its
+// latest time in force, at most MaxVersions-1, none replaced GraceWindow
+// before now (see keepEarlier); own itself when f adds nothing.
+func withFleet(own *Snapshot, f *fleetVersions, now time.Time) *Snapshot {
+	if f == nil || len(f.list) == 0 {
+		return own
+	}
+	candidates := make([]*Snapshot, 0, len(own.Earlier)+len(f.list))
+	candidates = append(append(candidates, own.Earlier...), f.list...)
+	// Stable: on a tie, the store's own version stands.
+	slices.SortStableFunc(candidates, func(a, b *Snapshot) int { return b.ReplacedAt.Compare(a.ReplacedAt) })
+	earlier := own.keepEarlier(candidates, now)
+	if slices.Equal(earlier, own.Earlier) {
+		return own
+	}
+	merged := *own
+	merged.Earlier, merged.own = earlier, own
+	return &merged
+}
+
+// ownSnapshot returns the snapshot of the store's own that s is, or
+// extends with the fleet's versions; nil for nil.
+func (s *Snapshot) ownSnapshot() *Snapshot {
+	if s != nil && s.own != nil {
+		return s.own
+	}
+	return s
+}
+
+// fleetRefresh fetches e again when a version in force elsewhere (its end
+// the part's last sighting) differs from own and was fetched after own was
+// last checked: the file may have changed. At most once a MinRefresh.
+func (s *Store) fleetRefresh(e *hostEntry, own *Snapshot, list []*Snapshot, now time.Time) {
+	if now.Sub(own.CheckedAt) < s.cfg.MinRefresh {
+		return
+	}
+	for _, v := range list {
+		if v.FetchedAt.After(own.CheckedAt) && now.Sub(v.ReplacedAt) < fleetUntilStep {
+			s.refresh(e)
+			return
+		}
+	}
+}
