@@ -154,8 +154,8 @@ func TestStoreFleetBounds(t *testing.T) {
 	forged.Sum = sumOf("User-agent: *\nDisallow: /forged\n")
 	bodies.m[forged.Sum] = []byte(fleetV1)
 	versions = append(versions,
-		fleetVersion(fleetV2, t0.Add(-time.Hour), time.Time{}),              // the version in force here
-		fleetVersion(fleetV1, t0.Add(-50*time.Hour), t0.Add(-GraceWindow)),   // past the window
+		fleetVersion(fleetV2, t0.Add(-time.Hour), time.Time{}),                 // the version in force here
+		fleetVersion(fleetV1, t0.Add(-50*time.Hour), t0.Add(-GraceWindow)),     // past the window
 		SavedVersion{Access: "unreachable", DisallowAll: true, ReplacedAt: t0}, // a failure
 		SavedVersion{Access: "available", Sum: "../../etc/passwd", ReplacedAt: t0},
 		lost, forged)

@@ -53,18 +53,18 @@ var _ Source = (*Store)(nil)
 type hostEntry struct {
 	host     string // its key in the store
 	url      string
-	snap     atomic.Pointer[Snapshot] // nil until the first fetch ends
-	ready    chan struct{}            // closed when snap is first set
-	fetching atomic.Bool              // a fetch is in flight: only it sets snap
-	pending  atomic.Bool              // its first fetch is in flight (hostTable.addPending)
-	inFifo   atomic.Bool              // in the table's FIFO: not asked for in a second but its first
-	elem     *list.Element            // its place in the FIFO, or nil; guarded by Store.mu
-	pinned   atomic.Bool              // kept from eviction while its refresh is in flight (hostTable.pin)
-	evicted  atomic.Bool              // no longer in the table: it never fetches again
-	lastUsed atomic.Int64             // Unix seconds of the latest request
-	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
-	via      atomic.Pointer[siteVia]  // the fetcher the caller gave for its fetches, if any
-	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
+	snap     atomic.Pointer[Snapshot]      // nil until the first fetch ends
+	ready    chan struct{}                 // closed when snap is first set
+	fetching atomic.Bool                   // a fetch is in flight: only it sets snap
+	pending  atomic.Bool                   // its first fetch is in flight (hostTable.addPending)
+	inFifo   atomic.Bool                   // in the table's FIFO: not asked for in a second but its first
+	elem     *list.Element                 // its place in the FIFO, or nil; guarded by Store.mu
+	pinned   atomic.Bool                   // kept from eviction while its refresh is in flight (hostTable.pin)
+	evicted  atomic.Bool                   // no longer in the table: it never fetches again
+	lastUsed atomic.Int64                  // Unix seconds of the latest request
+	uses     atomic.Uint32                 // how many distinct seconds it was asked for in, saved for eviction
+	via      atomic.Pointer[siteVia]       // the fetcher the caller gave for its fetches, if any
+	seed     *Snapshot                     // a restored copy too old to be in force, that the first fetch follows
 	fleet    atomic.Pointer[fleetVersions] // the fleet's versions of the host, published with its own (see SetFleet)
 }
 
