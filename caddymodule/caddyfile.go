@@ -64,6 +64,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	        undeclared   bind|ignore
 //	    }
 //	    violators     enforce|block [for <duration>]
+//	    distributed {
+//	        read_interval  <duration>
+//	        write_interval <duration>
+//	    }
 //	}
 //
 // wildcard also reads bots, as automated. Each subdirective is given at
@@ -178,6 +182,10 @@ func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 		}
 	case "violators":
 		if err := h.parseViolators(d); err != nil {
+			return err
+		}
+	case "distributed":
+		if err := h.parseDistributed(d); err != nil {
 			return err
 		}
 	case "log_allowed":

@@ -147,6 +147,12 @@ type Handler struct {
 	// RepeatViolators. Off by default.
 	Violators *RepeatViolators `json:"violators,omitempty"`
 
+	// Distributed shares the robots.txt versions in force, who was served
+	// which, and the escalations with the other instances that share
+	// Caddy's storage: see Distributed. Off by default: each instance
+	// judges by what it saw itself.
+	Distributed *Distributed `json:"distributed,omitempty"`
+
 	logger *zap.Logger
 	// state outlives config reloads (see robotsStates).
 	state *sharedState

@@ -109,6 +109,7 @@ var fieldChecks = []fieldCheck{
 		}
 		return nil
 	}},
+	{"distributed", func(h *Handler) error { return h.Distributed.check() }},
 	{"verify", func(h *Handler) error {
 		if h.Verify == nil {
 			return nil
