@@ -12,7 +12,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 )
@@ -127,12 +126,12 @@ func hostName() string {
 	return string(b[:min(len(b), maxHostName)])
 }
 
-// partBaseName returns this instance's first part name: its host name
-// and Caddy's instance id.
-func partBaseName() string {
-	id := "default"
-	if u, err := caddy.InstanceID(); err == nil {
-		id = u.String()
+// partBaseName returns the first part name of the instance of Caddy
+// instance id id on this host: the host name and the id ("default" when
+// there is none).
+func partBaseName(id string) string {
+	if id == "" {
+		id = "default"
 	}
 	return hostName() + "_" + id
 }

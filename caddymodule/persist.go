@@ -82,10 +82,11 @@ type savedState struct {
 
 // persister writes and restores the part of a sharedState.
 type persister struct {
-	storage certmagic.Storage
-	state   string // the state's name (see stateKey)
-	base    string // this instance's first part name
-	log     func() *zap.Logger
+	storage  certmagic.Storage
+	state    string // the state's name (see stateKey)
+	instance string // Caddy's instance id, "" when it has none
+	base     string // this instance's first part name
+	log      func() *zap.Logger
 
 	mu   sync.Mutex // serialises writes, claims and releases
 	self lease
@@ -115,9 +116,20 @@ type pendingBody struct {
 	storedAt time.Time
 }
 
+// newPersister returns the persister of the state named stateName (see
+// stateKey), for this instance: Caddy's instance id and this host.
 func newPersister(storage certmagic.Storage, stateName string, log func() *zap.Logger) *persister {
-	name := path.Base(stateName)
-	return &persister{storage: storage, state: name, base: partBaseName(), log: log,
+	instance := ""
+	if id, err := caddy.InstanceID(); err == nil {
+		instance = id.String()
+	}
+	return newPersisterOf(storage, path.Base(stateName), instance, log)
+}
+
+// newPersisterOf returns the persister of state for the instance of id
+// instance on this host.
+func newPersisterOf(storage certmagic.Storage, state, instance string, log func() *zap.Logger) *persister {
+	return &persister{storage: storage, state: state, instance: instance, base: partBaseName(instance), log: log,
 		self: newLease(saveInterval, time.Now())}
 }
 
@@ -161,11 +173,10 @@ func (p *persister) open(st *sharedState) {
 // there is one for Caddy's instance id: its bodies are copied to the
 // shared ones, and it is deleted once the part is written.
 func (p *persister) restoreLegacy(ctx context.Context, st *sharedState) {
-	id, err := caddy.InstanceID()
-	if err != nil {
+	if p.instance == "" {
 		return
 	}
-	prefix := path.Join("robots_enforce", id.String(), p.state)
+	prefix := path.Join("robots_enforce", p.instance, p.state)
 	key := prefix + "/state.json"
 	b, err := p.storage.Load(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
