@@ -28,6 +28,13 @@ const (
 	// every few seconds for a window of a day would be churn. A version's
 	// grace is then known to within a minute of 24 hours.
 	fleetUntilStep = time.Minute
+	// maxUnheldFleetBytes bounds the bodies parsed ahead for the fleet's
+	// sites this store does not hold yet: a site first asked for here is
+	// then judged at once by the versions the fleet had in force, with no
+	// read of the storage on its first request. Robots.txt files are a
+	// few kilobytes: this covers thousands of sites; past it, a site's
+	// versions come with the next AttachFleet.
+	maxUnheldFleetBytes = 16 << 20
 )
 
 // A FleetPart is what another instance of the fleet saved of its sites.
@@ -47,16 +54,25 @@ type FleetStats struct {
 	// within GraceWindow, past the bounds.
 	Sites, Versions int
 	// Held counts the sites this store holds that were given versions of
-	// the fleet's; Missing the versions left out for want of their body
-	// (not in the storage, or not the version's).
+	// the fleet's; Missing the versions of those left out for want of
+	// their body (not in the storage, or not the version's).
 	Held, Missing int
 }
 
 // fleetView is the fleet's versions by site key: each a SavedVersion
 // whose ReplacedAt is when it was last in force on some instance, newest
-// first, at most MaxVersions. It is immutable once installed.
+// first, at most MaxVersions; and the bodies parsed, by digest: those of
+// the sites the store holds, and of the others up to
+// maxUnheldFleetBytes. It is immutable once installed.
 type fleetView struct {
-	sites map[string][]SavedVersion
+	sites  map[string][]SavedVersion
+	parsed map[[32]byte]*parsedBody
+}
+
+// parsedBody is a body parsed, and its size.
+type parsedBody struct {
+	snap *Snapshot
+	size int
 }
 
 // fleetVersions are the fleet's versions a host is published with, as
@@ -72,59 +88,155 @@ type fleetVersions struct {
 // to reach the site says nothing of what a crawler was told), each
 // version once per site, at its latest time in force, at most MaxVersions
 // per site. The store keeps the metadata of at most MaxHosts sites (its
-// own first, then those changed last), and parses the bodies of the
-// versions of the sites it holds, which body gives back by their hex
-// SHA-256; each such site is published again with the versions it lacks
-// among Earlier. A site whose version in force elsewhere is newer than
-// this store's last check, and differs, is fetched again, at most once a
-// MinRefresh. It is called off the request path: it may wait for body.
+// own first, then those in force last), and parses the bodies, which body
+// gives back by their hex SHA-256, of the versions of the sites it holds
+// and, up to maxUnheldFleetBytes, of the others; each body is parsed
+// once, whatever the views. Each site it holds is published again with
+// the versions it lacks among Earlier; a site published first later gets
+// them with its first snapshot. A site whose version in force elsewhere
+// is newer than this store's last check, and differs, is fetched again,
+// at most once a MinRefresh. It is called off the request path: it may
+// wait for body.
 func (s *Store) SetFleet(parts []FleetPart, body func(sum string) ([]byte, bool), now time.Time) FleetStats {
 	s.mu.Lock()
 	entries := s.hosts.hottest()
 	s.mu.Unlock()
 	view := mergeFleet(parts, now)
-	st := FleetStats{}
 	if len(view.sites) > s.cfg.MaxHosts {
 		view.trim(s.cfg.MaxHosts, entries)
 	}
+	st := FleetStats{}
 	for _, vs := range view.sites {
 		st.Sites++
 		st.Versions += len(vs)
 	}
 	if len(view.sites) == 0 {
 		view = nil
+	} else {
+		s.parseFleet(view, s.fleet.Load(), entries, body)
 	}
 	s.fleet.Store(view)
-	held, missing := s.attachFleet(view, entries, body, now)
-	st.Held, st.Missing = held, missing
+	st.Held, st.Missing = s.attachFleet(view, entries, now)
 	return st
 }
 
 // AttachFleet gives the sites the store holds the fleet's versions they
-// lack, from the view SetFleet installed last, as SetFleet does: for the
-// sites first published since (see FleetWanted). It returns how many
-// sites it published again, and how many versions it left out for want of
-// their body.
+// lack, from the view SetFleet installed last, as SetFleet does, parsing
+// the bodies it lacks: for the sites first published since whose bodies
+// were not parsed ahead (see FleetWanted). It returns how many sites it
+// published again, and how many versions it left out for want of their
+// body.
 func (s *Store) AttachFleet(body func(sum string) ([]byte, bool), now time.Time) (held, missing int) {
 	s.mu.Lock()
 	entries := s.hosts.hottest()
 	s.mu.Unlock()
-	return s.attachFleet(s.fleet.Load(), entries, body, now)
+	old := s.fleet.Load()
+	if old == nil {
+		return 0, 0
+	}
+	view := &fleetView{sites: old.sites}
+	s.parseFleet(view, old, entries, body)
+	s.fleet.CompareAndSwap(old, view) // a newer view stands
+	return s.attachFleet(s.fleet.Load(), entries, now)
 }
 
-// FleetWanted is signalled when the store first publishes a site that the
-// fleet's view has versions of: the caller then runs AttachFleet, so that
-// the site is judged by the fleet's versions before the next view comes.
+// FleetWanted is signalled when the store first publishes a site the
+// fleet's view has versions of whose bodies were not parsed ahead: the
+// caller then runs AttachFleet, so that the site is judged by them before
+// the next view comes.
 func (s *Store) FleetWanted() <-chan struct{} { return s.fleetWanted }
 
-// fleetNeeded signals FleetWanted when the view has versions of host.
+// fleetNeeded signals FleetWanted when the view has versions of host
+// whose bodies it has not parsed.
 func (s *Store) fleetNeeded(host string) {
-	if v := s.fleet.Load(); v != nil && len(v.sites[host]) > 0 {
-		select {
-		case s.fleetWanted <- struct{}{}:
-		default:
+	v := s.fleet.Load()
+	if v == nil {
+		return
+	}
+	for _, sv := range v.sites[host] {
+		if d, ok := digestOf(sv); ok && v.parsed[d] == nil {
+			select {
+			case s.fleetWanted <- struct{}{}:
+			default:
+			}
+			return
 		}
 	}
+}
+
+// parseFleet parses the bodies of view's versions: of the sites of
+// entries, then of the others, the sites in force last first, up to
+// maxUnheldFleetBytes. A body old parsed is not parsed again.
+func (s *Store) parseFleet(view, old *fleetView, entries []*hostEntry, body func(string) ([]byte, bool)) {
+	view.parsed = make(map[[32]byte]*parsedBody)
+	held := make(map[string]bool, len(entries))
+	var keys []string
+	for _, e := range entries {
+		if _, ok := view.sites[e.host]; ok && !held[e.host] {
+			held[e.host] = true
+			keys = append(keys, e.host)
+		}
+	}
+	rest := make([]string, 0, len(view.sites)-len(keys))
+	for key := range view.sites {
+		if !held[key] {
+			rest = append(rest, key)
+		}
+	}
+	slices.SortFunc(rest, func(a, b string) int { return view.sites[b][0].ReplacedAt.Compare(view.sites[a][0].ReplacedAt) })
+	budget := maxUnheldFleetBytes
+	for _, key := range append(keys, rest...) {
+		for _, sv := range view.sites[key] {
+			d, ok := digestOf(sv)
+			if !ok || view.parsed[d] != nil {
+				continue
+			}
+			pb := old.lookup(d)
+			if pb == nil && (held[key] || budget > 0) {
+				pb = s.parseBody(sv, d, body)
+			}
+			if pb == nil || !held[key] && pb.size > budget {
+				continue
+			}
+			if !held[key] {
+				budget -= pb.size
+			}
+			view.parsed[d] = pb
+		}
+	}
+}
+
+// lookup returns the body of digest d v parsed, nil when none; v may be
+// nil.
+func (v *fleetView) lookup(d [32]byte) *parsedBody {
+	if v == nil {
+		return nil
+	}
+	return v.parsed[d]
+}
+
+// parseBody parses the body of sv, whose digest is d, or returns nil
+// when body cannot give it back, or gives back another.
+func (s *Store) parseBody(sv SavedVersion, d [32]byte, body func(string) ([]byte, bool)) *parsedBody {
+	b, ok := body(sv.Sum)
+	if !ok {
+		return nil
+	}
+	snap := &Snapshot{}
+	snap.setFile(nil, b, sv.Truncated, s.life.maxSize)
+	if snap.sum != d {
+		return nil // a body that is not the version's
+	}
+	return &parsedBody{snap: snap, size: len(b)}
+}
+
+// digestOf returns the digest of a file version; false for no file.
+func digestOf(sv SavedVersion) (d [32]byte, ok bool) {
+	if sv.Access != AccessAvailable.String() {
+		return d, false
+	}
+	n, err := hex.Decode(d[:], []byte(sv.Sum))
+	return d, err == nil && n == len(d)
 }
 
 // mergeFleet merges parts into a view at now (see SetFleet).
@@ -217,38 +329,15 @@ func (v *fleetView) trim(max int, entries []*hostEntry) {
 
 // attachFleet gives each of entries the versions of view it lacks (see
 // SetFleet), and returns how many it published again and how many
-// versions it left out for want of their body.
-func (s *Store) attachFleet(view *fleetView, entries []*hostEntry, body func(sum string) ([]byte, bool), now time.Time) (held, missing int) {
-	// Bodies parsed before are parsed once: by their digest.
-	parsed := make(map[[32]byte]*Snapshot)
-	for _, e := range entries {
-		if f := e.fleet.Load(); f != nil {
-			for _, v := range f.list {
-				if v.Robots != nil {
-					parsed[v.sum] = v
-				}
-			}
-		}
-	}
+// versions of theirs it left out for want of their body.
+func (s *Store) attachFleet(view *fleetView, entries []*hostEntry, now time.Time) (held, missing int) {
 	for _, e := range entries {
 		own := e.snap.Load().ownSnapshot()
 		if own == nil || own.Refusal != RefusalNone {
 			continue
 		}
-		var list []*Snapshot
-		if view != nil {
-			for _, sv := range view.sites[e.host] {
-				if own.isSaved(sv) {
-					continue // in force here
-				}
-				v := s.fleetSnapshot(sv, parsed, body)
-				if v == nil {
-					missing++
-					continue
-				}
-				list = append(list, v)
-			}
-		}
+		list, lacking := view.versionsOf(e.host, own)
+		missing += lacking
 		if old := e.fleet.Load(); !fleetChanged(old, list) {
 			continue
 		}
@@ -262,40 +351,50 @@ func (s *Store) attachFleet(view *fleetView, entries []*hostEntry, body func(sum
 	return held, missing
 }
 
-// fleetSnapshot returns the snapshot of a fleet version, its body parsed
-// once (see parsed), or nil when body cannot give it back.
-func (s *Store) fleetSnapshot(sv SavedVersion, parsed map[[32]byte]*Snapshot, body func(sum string) ([]byte, bool)) *Snapshot {
+// versionsOf returns the snapshots of the versions of host v holds that
+// own is not, newest first, and how many it left out for want of their
+// body parsed; none for a nil v.
+func (v *fleetView) versionsOf(host string, own *Snapshot) (list []*Snapshot, lacking int) {
+	if v == nil {
+		return nil, 0
+	}
+	for _, sv := range v.sites[host] {
+		if own.isSaved(sv) {
+			continue // in force here
+		}
+		snap := v.snapshotOf(sv)
+		if snap == nil {
+			lacking++
+			continue
+		}
+		list = append(list, snap)
+	}
+	return list, lacking
+}
+
+// snapshotOf returns the snapshot of a fleet version, from its body
+// parsed, or nil when it was not.
+func (v *fleetView) snapshotOf(sv SavedVersion) *Snapshot {
 	access, err := parseAccess(sv.Access)
 	if err != nil {
 		return nil
 	}
-	v := &Snapshot{
+	snap := &Snapshot{
 		Access: access, DisallowAll: sv.DisallowAll, Source: sv.Source, FinalURL: sv.FinalURL,
 		HTTPStatus: sv.HTTPStatus, FetchedAt: sv.FetchedAt, ChangedAt: sv.ChangedAt,
 		CheckedAt: sv.CheckedAt, ReplacedAt: sv.ReplacedAt,
 	}
 	if access != AccessAvailable {
-		return v
+		return snap
 	}
-	var sum [32]byte
-	if n, err := hex.Decode(sum[:], []byte(sv.Sum)); err != nil || n != len(sum) {
+	d, _ := digestOf(sv)
+	pb := v.parsed[d]
+	if pb == nil {
 		return nil
 	}
-	base := parsed[sum]
-	if base == nil {
-		b, ok := body(sv.Sum)
-		if !ok {
-			return nil
-		}
-		base = &Snapshot{}
-		base.setFile(nil, b, sv.Truncated, s.life.maxSize)
-		if base.sum != sum {
-			return nil // a body that is not the version's
-		}
-		parsed[sum] = base
-	}
-	v.Robots, v.groups, v.sum, v.Hash, v.Truncated = base.Robots, base.groups, base.sum, base.Hash, base.Truncated
-	return v
+	base := pb.snap
+	snap.Robots, snap.groups, snap.sum, snap.Hash, snap.Truncated = base.Robots, base.groups, base.sum, base.Hash, base.Truncated
+	return snap
 }
 
 // isSaved reports whether sv is the version s is (see sameVersion).
@@ -329,8 +428,14 @@ func fleetChanged(old *fleetVersions, list []*Snapshot) bool {
 }
 
 // install publishes own, a snapshot of the store's own for e, with the
-// fleet's versions e has.
+// fleet's versions e has; a host first published gets those of the view
+// whose bodies were parsed ahead, with no read of the storage.
 func (s *Store) install(e *hostEntry, own *Snapshot) {
+	if e.fleet.Load() == nil {
+		if list, _ := s.fleet.Load().versionsOf(e.host, own); len(list) > 0 {
+			e.fleet.Store(&fleetVersions{list: list})
+		}
+	}
 	for {
 		cur := e.snap.Load()
 		if e.snap.CompareAndSwap(cur, withFleet(own, e.fleet.Load(), s.cfg.Now())) {

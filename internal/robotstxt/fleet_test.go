@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,33 +204,79 @@ func TestStoreFleetBounds(t *testing.T) {
 	}
 }
 
-// A site first published after the view came signals FleetWanted, and
-// AttachFleet gives it the fleet's versions.
-func TestStoreFleetWanted(t *testing.T) {
+// A site first published after the view came is published with the
+// fleet's versions parsed ahead, with no read of the bodies; one whose
+// bodies could not be parsed ahead signals FleetWanted, and AttachFleet
+// gives it them.
+func TestStoreFleetFirstPublish(t *testing.T) {
 	clock := newManualClock()
 	s := newTestStore(t, newScriptFetcher(serve(200, fleetV2)), clock, nil)
 	t0 := clock.Now()
 	bodies := newFleetBodies(fleetV1)
-	s.SetFleet([]FleetPart{{Seen: t0, Sites: []SavedSite{{Key: "a.example", Versions: []SavedVersion{fleetVersion(fleetV1, t0, time.Time{})}}}}}, bodies.get, t0)
+	part := FleetPart{Seen: t0, Sites: []SavedSite{
+		{Key: "a.example", Versions: []SavedVersion{fleetVersion(fleetV1, t0, time.Time{})}},
+		{Key: "b.example", Versions: []SavedVersion{fleetVersion(fleetV3, t0, time.Time{})}}, // its body is not there yet
+	}}
+	s.SetFleet([]FleetPart{part}, bodies.get, t0)
+	reads := bodies.reads
+	if snap := s.Snapshot(t.Context(), "a.example"); snap.Version(VersionHash([]byte(fleetV1)), t0) == nil {
+		t.Error("the first snapshot of a site the fleet has versions of lacks them")
+	}
+	if bodies.reads != reads {
+		t.Errorf("the first fetch read %d bodies, want none", bodies.reads-reads)
+	}
 	select {
 	case <-s.FleetWanted():
-		t.Fatal("FleetWanted before any site was published")
+		t.Fatal("FleetWanted signalled for a site whose versions were parsed ahead")
 	default:
 	}
-	snap := s.Snapshot(t.Context(), "a.example")
-	if snap.Version(VersionHash([]byte(fleetV1)), t0) != nil {
-		t.Fatal("the first fetch's snapshot has the fleet's version: nothing was attached yet")
+	if snap := s.Snapshot(t.Context(), "b.example"); snap.Version(VersionHash([]byte(fleetV3)), t0) != nil {
+		t.Fatal("b.example has a version whose body was never read")
 	}
 	select {
 	case <-s.FleetWanted():
 	case <-time.After(5 * time.Second):
-		t.Fatal("FleetWanted not signalled for a site the view has versions of")
+		t.Fatal("FleetWanted not signalled for a site whose versions were not parsed ahead")
 	}
+	bodies.mu.Lock()
+	bodies.m[sumOf(fleetV3)] = []byte(fleetV3)
+	bodies.mu.Unlock()
 	if held, _ := s.AttachFleet(bodies.get, t0); held != 1 {
-		t.Errorf("AttachFleet gave %d sites versions, want 1", held)
+		t.Errorf("AttachFleet gave %d sites versions, want 1 (b.example)", held)
 	}
-	if s.Snapshot(t.Context(), "a.example").Version(VersionHash([]byte(fleetV1)), t0) == nil {
-		t.Error("after AttachFleet, the fleet's v1 is not known")
+	if s.Snapshot(t.Context(), "b.example").Version(VersionHash([]byte(fleetV3)), t0) == nil {
+		t.Error("after AttachFleet, b.example's fleet version is not known")
+	}
+}
+
+// Bodies of sites the store does not hold are parsed ahead up to
+// maxUnheldFleetBytes, those in force last first.
+func TestStoreFleetParseBudget(t *testing.T) {
+	clock := newManualClock()
+	s := newTestStore(t, newScriptFetcher(serve(200, fleetV2)), clock, nil)
+	t0 := clock.Now()
+	bodies := newFleetBodies()
+	const size = 1 << 20
+	var sites []SavedSite
+	for i := range maxUnheldFleetBytes/size + 4 {
+		body := fmt.Sprintf("User-agent: *\nDisallow: /s%d\n#", i) + strings.Repeat("x", size)
+		bodies.m[sumOf(body)] = []byte(body)
+		sites = append(sites, SavedSite{Key: fmt.Sprintf("s%d.example", i), Versions: []SavedVersion{fleetVersion(body, t0, t0.Add(-time.Duration(i)*time.Second))}})
+	}
+	s.SetFleet([]FleetPart{{Seen: t0, Sites: sites}}, bodies.get, t0)
+	view := s.fleet.Load()
+	total := 0
+	for _, pb := range view.parsed {
+		total += pb.size
+	}
+	if total > maxUnheldFleetBytes || len(view.parsed) < maxUnheldFleetBytes/size-1 {
+		t.Errorf("%d bodies of %d octets parsed ahead, want the most that fit in %d", len(view.parsed), total, maxUnheldFleetBytes)
+	}
+	if d, _ := digestOf(sites[0].Versions[0]); view.parsed[d] == nil {
+		t.Error("the site in force last was not parsed ahead")
+	}
+	if d, _ := digestOf(sites[len(sites)-1].Versions[0]); view.parsed[d] != nil {
+		t.Error("the site in force first was parsed past the budget")
 	}
 }
 
