@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +151,58 @@ func TestFleetPurge(t *testing.T) {
 	storage.Store(ctx, partDocKey(testState, "live"), []byte("{"))
 	if n, err := pruneBodies(ctx, storage, now.Add(2*pruneGrace)); err == nil || n != 0 {
 		t.Errorf("pruneBodies with an unreadable part = %d, %v; want none and an error", n, err)
+	}
+}
+
+// The documents the view holds are bounded in all: past maxFleetBytes,
+// the parts renewed first are left out.
+func TestFleetViewBytes(t *testing.T) {
+	r := newFleetReader(newTestStorage(t), testState)
+	now := time.Now()
+	const size = 10 << 20
+	for i := range 10 {
+		r.parts[fmt.Sprintf("p%d", i)] = &fleetPart{lease: lease{Renewed: now.Add(-time.Duration(i) * time.Minute)}, size: size}
+	}
+	r.bound()
+	if len(r.parts) != maxFleetBytes/size || r.parts["p0"] == nil || r.parts["p9"] != nil {
+		t.Errorf("the view holds %d parts of %d octets, want the %d renewed last", len(r.parts), size, maxFleetBytes/size)
+	}
+}
+
+// What an instance writes is bounded by its tables' bounds: a document of
+// a state at every bound (max_hosts sites of MaxVersions versions, the
+// served table's pairs of MaxServedVersions versions, both ledgers of
+// escalations, each with the longest target) is well under what a reader
+// reads back.
+func TestPartDocumentBound(t *testing.T) {
+	now := time.Now()
+	doc := savedState{Format: partFormat, SavedAt: now}
+	for i := range robotstxt.DefaultMaxHosts {
+		site := robotstxt.SavedSite{Key: fmt.Sprintf("site%05d.example.com", i), LastUsed: now, Uses: 15}
+		for range robotstxt.MaxVersions {
+			site.Versions = append(site.Versions, robotstxt.SavedVersion{Sum: sha256Hex("x"), Access: "available",
+				Source: "https://" + site.Key + "/robots.txt", HTTPStatus: 200, FetchedAt: now, ChangedAt: now, CheckedAt: now, ReplacedAt: now})
+		}
+		doc.Sites = append(doc.Sites, site)
+	}
+	for i := range enforce.DefaultMaxServed {
+		p := enforce.SavedServed{Site: "https://site00000.example.com", Kind: "client", Name: fmt.Sprintf("2001:db8:%x:: %s", i, strings.Repeat("b", 64))}
+		for range enforce.MaxServedVersions {
+			p.Versions = append(p.Versions, enforce.ServedVersion{Hash: "0123456789abcdef", At: now})
+		}
+		doc.Served = append(doc.Served, p)
+	}
+	for i := range 2 * enforce.DefaultMaxViolators {
+		doc.Escalated = append(doc.Escalated, enforce.EscalatedCrawler{Site: "https://site00000.example.com", Token: strings.Repeat("b", 64),
+			IP: fmt.Sprintf("2001:db8:%x::", i), Since: now, Until: now, URI: "/" + strings.Repeat("p", 511),
+			Versions: []string{"0123456789abcdef", "fedcba9876543210"}})
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a document at every bound: %.1f MiB", float64(len(b))/(1<<20))
+	if len(b) > maxSavedState/2 {
+		t.Errorf("a document at every bound is %d octets, more than half of the %d a reader reads back", len(b), maxSavedState)
 	}
 }
