@@ -32,6 +32,10 @@ type fleetSync struct {
 
 	kick, wake, stop chan struct{}
 	done             sync.WaitGroup
+	// ctx bounds the loop's reads and writes: canceled when the state
+	// goes, so that a hung storage does not hold a reload.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// reader reads the others' parts; the loop's alone, made when
 	// distributed is first on (or by the first read, before the loop).
@@ -67,6 +71,7 @@ func newFleetSync(st *sharedState) *fleetSync {
 	f := &fleetSync{st: st, p: st.persist, log: st.log, uses: make(map[*Distributed]int), created: time.Now(),
 		kick: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	f.settings.Store(&fleetSettings{write: saveInterval})
+	f.ctx, f.cancel = context.WithCancel(context.Background())
 	st.persist.bodyWaits = f.writeSoon
 	st.violators.OnBegin(f.writeSoon)
 	return f
@@ -131,6 +136,7 @@ func (f *fleetSync) start() {
 // back.
 func (f *fleetSync) finish() {
 	close(f.stop)
+	f.cancel()
 	f.done.Wait()
 	if err := f.p.release(f.st, f.settings.Load().write); err != nil {
 		f.log().Warn("saving the robots.txt state", zap.String("part", f.p.currentPart()), zap.Error(err))
@@ -199,7 +205,7 @@ func minTime(a, b time.Time) time.Time {
 
 // writePass writes the part (see persister.write).
 func (f *fleetSync) writePass(s *fleetSettings) {
-	if err := f.p.write(f.st, s.write); err != nil {
+	if err := f.p.write(f.ctx, f.st, s.write); err != nil {
 		f.writeErrors.Add(1)
 		f.failed("write", err)
 		return
@@ -210,7 +216,7 @@ func (f *fleetSync) writePass(s *fleetSettings) {
 
 // readPass reads the others' parts and installs the view, within timeout.
 func (f *fleetSync) readPass(timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(f.ctx, timeout)
 	defer cancel()
 	if f.reader == nil {
 		f.reader = newFleetReader(f.p.storage, f.p.state)
@@ -236,7 +242,7 @@ func (f *fleetSync) readPass(timeout time.Duration) {
 // attach gives the sites first published since the view was installed
 // the fleet's versions.
 func (f *fleetSync) attach() {
-	ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+	ctx, cancel := context.WithTimeout(f.ctx, saveTimeout)
 	defer cancel()
 	f.st.store.AttachFleet(f.bodyLoader(ctx), time.Now())
 }
@@ -258,7 +264,7 @@ func (f *fleetSync) bodyLoader(ctx context.Context) func(string) ([]byte, bool) 
 
 // purge deletes the parts and bodies no one needs any more.
 func (f *fleetSync) purge() {
-	ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+	ctx, cancel := context.WithTimeout(f.ctx, saveTimeout)
 	defer cancel()
 	now := time.Now()
 	purged, err := purgeParts(ctx, f.p.storage, f.p.state, f.p.currentPart(), now)

@@ -26,7 +26,7 @@ func TestFleetViewInstall(t *testing.T) {
 	a.st.served.Note(&enforce.Serving{Site: "http://a.example", Addr: netip.MustParseAddr("192.0.2.1"), Names: []string{"examplebot"},
 		Version: v1, At: now})
 	a.escalate(now)
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 
@@ -51,7 +51,7 @@ func TestFleetViewInstall(t *testing.T) {
 	if b.st.violators.Lookup("http://a.example", "gptbot", netip.Addr{}, true, time.Now()) == nil {
 		t.Error("a's escalation is not in force on b")
 	}
-	if err := b.st.persist.write(b.st, time.Second); err != nil {
+	if err := b.st.persist.write(t.Context(), b.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var doc savedState

@@ -341,10 +341,10 @@ func (p *persister) storedPending() map[string]bool {
 // process took the part over, it logs so and moves to a part of its own
 // (see part.go). The bodies waiting are stored first, so that no
 // document names a body the storage lacks.
-func (p *persister) write(st *sharedState, period time.Duration) error {
+func (p *persister) write(ctx context.Context, st *sharedState, period time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, saveTimeout)
 	defer cancel()
 	now := time.Now()
 	p.self.Period = period.Milliseconds()
@@ -411,13 +411,13 @@ func (p *persister) checkHeld(ctx context.Context, now time.Time) error {
 }
 
 // release writes the part a last time and gives its lease back, so that
-// the instance's next start takes it over at once.
+// the instance's next start takes it over at once, within finishTimeout.
 func (p *persister) release(st *sharedState, period time.Duration) error {
-	err := p.write(st, period)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
 	defer cancel()
+	err := p.write(ctx, st, period)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if l, lerr := loadLease(ctx, p.storage, p.state, p.part); lerr == nil && l.Nonce != p.self.Nonce {
 		return err // another's now: not ours to give back
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/netip"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -114,7 +116,7 @@ func TestPersistRoundTrip(t *testing.T) {
 	if !a.escalate(now) {
 		t.Fatal("no escalation began")
 	}
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	if _, err := storage.Load(t.Context(), bodyKey(sha256Hex(persistV1))); err != nil {
@@ -123,7 +125,7 @@ func TestPersistRoundTrip(t *testing.T) {
 	doc := a.st.persist.docKey()
 	info, _ := storage.Stat(t.Context(), doc)
 	time.Sleep(10 * time.Millisecond)
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := storage.Stat(t.Context(), doc); !again.Modified.Equal(info.Modified) {
@@ -168,7 +170,7 @@ func TestPersistTakenOver(t *testing.T) {
 	a := newTestProcess(t, storage, "shared-id", persistV1, os.Getppid())
 	a.snapshot(t)
 	a.escalate(time.Now())
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	// Another process of the same identity finds the part's lease stale
@@ -183,7 +185,7 @@ func TestPersistTakenOver(t *testing.T) {
 	bDoc, _ := storage.Load(t.Context(), b.st.persist.docKey())
 
 	a.escalate(time.Now().Add(2 * time.Hour)) // a change of a's to write
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if a.st.persist.part == b.st.persist.part {
@@ -199,7 +201,7 @@ func TestPersistTakenOver(t *testing.T) {
 		t.Errorf("a's new part has no document: %v", err)
 	}
 	// b still holds its part, and is told nothing.
-	if err := b.st.persist.write(b.st, time.Second); err != nil || b.logs.FilterMessageSnippet("took over").Len() != 0 {
+	if err := b.st.persist.write(t.Context(), b.st, time.Second); err != nil || b.logs.FilterMessageSnippet("took over").Len() != 0 {
 		t.Errorf("b's write: %v, %d lines about a takeover", err, b.logs.FilterMessageSnippet("took over").Len())
 	}
 
@@ -237,7 +239,7 @@ func TestPersistLegacy(t *testing.T) {
 	if a.st.violators.OwnLen() != 1 {
 		t.Error("the legacy state's escalation was not restored")
 	}
-	if err := a.st.persist.write(a.st, time.Second); err != nil {
+	if err := a.st.persist.write(t.Context(), a.st, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := storage.Load(ctx, bodyKey(sha256Hex(persistV1))); err != nil {
@@ -295,4 +297,112 @@ func TestPersistStorageFails(t *testing.T) {
 	if len(a.st.persist.pending) != 0 {
 		t.Errorf("%d bodies still wait after a document named them", len(a.st.persist.pending))
 	}
+}
+
+// blockingStorage is a storage whose every operation waits until release
+// is closed or its context is done: a storage that hangs.
+type blockingStorage struct {
+	certmagic.Storage
+	release chan struct{}
+}
+
+func (b *blockingStorage) wait(ctx context.Context) error {
+	select {
+	case <-b.release:
+		return errStorageDown
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *blockingStorage) Store(ctx context.Context, _ string, _ []byte) error { return b.wait(ctx) }
+func (b *blockingStorage) Load(ctx context.Context, _ string) ([]byte, error) {
+	return nil, b.wait(ctx)
+}
+func (b *blockingStorage) List(ctx context.Context, _ string, _ bool) ([]string, error) {
+	return nil, b.wait(ctx)
+}
+func (b *blockingStorage) Stat(ctx context.Context, _ string) (certmagic.KeyInfo, error) {
+	return certmagic.KeyInfo{}, b.wait(ctx)
+}
+func (b *blockingStorage) Delete(ctx context.Context, _ string) error { return b.wait(ctx) }
+
+// A storage that hangs holds the state's goroutine, never a request: an
+// escalation begun, which has the part written at once, returns at once
+// however many begin. (The state then goes within finishTimeout: its
+// last write's context ends then.)
+func TestPersistStorageHangs(t *testing.T) {
+	a := newTestInstance(t, newTestStorage(t), "id", persistV1)
+	a.snapshot(t)
+	hung := &blockingStorage{release: make(chan struct{})}
+	a.st.persist.storage = hung
+	a.st.sync.start()
+	release := a.st.sync.use(&Distributed{ReadInterval: caddy.Duration(minFleetInterval), WriteInterval: caddy.Duration(minFleetInterval)})
+	defer release()
+	time.Sleep(3 * minFleetInterval) // the loop is in a read or a write, held
+	start := time.Now()
+	for i := range 1000 {
+		a.st.violators.Begin("http://a.example", fmt.Sprintf("Bot%d", i), netip.Addr{}, true, time.Now(), time.Hour, enforce.Escalation{})
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("1000 escalations took %v while the storage hangs", d)
+	}
+	close(hung.release)
+	a.st.sync.finish()
+}
+
+// Two instances, their loops running with distributed, under the race
+// detector: an escalation begun on one is in force on the other within a
+// few intervals, and a serve one saw counts on the other.
+func TestFleetSyncLoop(t *testing.T) {
+	storage := newTestStorage(t)
+	d := &Distributed{ReadInterval: caddy.Duration(minFleetInterval), WriteInterval: caddy.Duration(minFleetInterval)}
+	var nodes [2]*testInstance
+	for i := range nodes {
+		nodes[i] = newTestInstance(t, storage, fmt.Sprintf("id-%d", i), persistV1)
+		nodes[i].snapshot(t)
+		nodes[i].st.sync.start()
+		release := nodes[i].st.sync.use(d)
+		t.Cleanup(func() { release(); nodes[i].st.sync.finish() })
+	}
+	a, b := nodes[0], nodes[1]
+	var wg sync.WaitGroup
+	for range 4 { // requests meanwhile, on both
+		wg.Go(func() {
+			for i := range 200 {
+				for _, n := range nodes {
+					n.st.served.Lookup("http://a.example", &enforce.Asker{Token: "examplebot", Addr: netip.MustParseAddr("192.0.2.1"),
+						Names: []string{"examplebot"}}, time.Now())
+					n.st.violators.Lookup("http://a.example", "gptbot", netip.Addr{}, true, time.Now())
+					n.snapshot(t)
+				}
+				if i%50 == 0 {
+					time.Sleep(minFleetInterval / 4)
+				}
+			}
+		})
+	}
+	began := time.Now()
+	a.escalate(began)
+	a.st.served.Note(&enforce.Serving{Site: "http://a.example", Addr: netip.MustParseAddr("192.0.2.1"), Names: []string{"examplebot"},
+		Version: a.snapshot(t).Hash, At: began})
+	for b.st.violators.Lookup("http://a.example", "gptbot", netip.Addr{}, true, time.Now()) == nil {
+		if time.Since(began) > 5*time.Second {
+			t.Fatal("a's escalation never reached b")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("a's escalation in force on b after %v (intervals %v)", time.Since(began).Round(time.Millisecond), minFleetInterval)
+	for {
+		vs, _ := b.st.served.Lookup("http://a.example", &enforce.Asker{Token: "examplebot", Addr: netip.MustParseAddr("192.0.2.1"),
+			Names: []string{"examplebot"}}, time.Now())
+		if len(vs) == 1 {
+			break
+		}
+		if time.Since(began) > 5*time.Second {
+			t.Fatal("a's serve never reached b")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wg.Wait()
 }
