@@ -39,10 +39,37 @@ const (
 	maxPruneParts = 1024
 )
 
-// purgeParts deletes the parts of state but self whose instance has been
-// gone for partPurgeAge at now and that hold no escalation in force. It
-// returns how many it deleted.
+// purgeParts deletes the parts of every state, but self's part of
+// state, whose instance has been gone for partPurgeAge at now and that
+// hold no escalation in force: those of settings no instance uses any
+// more too. It returns how many it deleted.
 func purgeParts(ctx context.Context, storage certmagic.Storage, state, self string, now time.Time) (int, error) {
+	states, err := storage.List(ctx, fleetPrefix, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	purged := 0
+	for _, s := range states {
+		if name := path.Base(s); validPartName(name) {
+			own := ""
+			if name == state {
+				own = self
+			}
+			n, err := purgeState(ctx, storage, name, own, now)
+			purged += n
+			if err != nil {
+				return purged, err
+			}
+		}
+	}
+	return purged, nil
+}
+
+// purgeState is purgeParts for the parts of one state, but self.
+func purgeState(ctx context.Context, storage certmagic.Storage, state, self string, now time.Time) (int, error) {
 	keys, err := storage.List(ctx, path.Join(fleetPrefix, state), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -53,7 +80,7 @@ func purgeParts(ctx context.Context, storage certmagic.Storage, state, self stri
 	purged := 0
 	for _, k := range keys {
 		name := path.Base(k)
-		if name == self {
+		if name == self || !validPartName(name) {
 			continue
 		}
 		var since time.Time

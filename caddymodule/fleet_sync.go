@@ -291,9 +291,9 @@ func (f *fleetSync) failed(op string, err error) {
 		return
 	}
 	f.loggedAt = now
-	msg := "robots.txt state not saved: the storage fails"
-	if f.settings.Load().distributed {
-		msg = "robots.txt fleet view is stale: the storage fails"
+	msg := "robots.txt fleet view is stale: the storage fails"
+	if op == "write" && !f.settings.Load().distributed {
+		msg = "robots.txt state not saved: the storage fails"
 	}
 	f.log().Warn(msg, zap.String("op", op), zap.Error(err), zap.String("part", f.p.currentPart()),
 		zap.Duration("view_age", f.age(&f.viewAt, now)), zap.Duration("part_age", f.age(&f.partAt, now)),

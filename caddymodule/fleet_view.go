@@ -78,7 +78,7 @@ func (r *fleetReader) read(ctx context.Context, self string, now time.Time) (par
 	}
 	listed := make(map[string]bool)
 	for _, k := range keys {
-		if name := path.Base(k); name != self && len(listed) < maxListedParts {
+		if name := path.Base(k); name != self && validPartName(name) && len(listed) < maxListedParts {
 			listed[name] = true
 		}
 	}

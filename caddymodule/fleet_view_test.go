@@ -120,9 +120,14 @@ func TestFleetPurge(t *testing.T) {
 		b, _ := json.Marshal(doc)
 		storage.Store(ctx, partDocKey(testState, name), b)
 	}
+	// A part of settings no instance uses any more goes too.
+	storeLease(ctx, storage, "otherstate", "gone", &lease{Nonce: "x", Renewed: old, Period: 1000})
 	n, err := purgeParts(ctx, storage, testState, "self", now)
-	if err != nil || n != 1 {
-		t.Errorf("purgeParts = %d, %v; want 1", n, err)
+	if err != nil || n != 2 {
+		t.Errorf("purgeParts = %d, %v; want 2", n, err)
+	}
+	if _, err := storage.Load(ctx, leaseKey("otherstate", "gone")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the part of another state gone a day: %v, want it purged", err)
 	}
 	for name, p := range parts {
 		_, err := storage.Load(ctx, leaseKey(testState, name))
@@ -204,5 +209,21 @@ func TestPartDocumentBound(t *testing.T) {
 	t.Logf("a document at every bound: %.1f MiB", float64(len(b))/(1<<20))
 	if len(b) > maxSavedState/2 {
 		t.Errorf("a document at every bound is %d octets, more than half of the %d a reader reads back", len(b), maxSavedState)
+	}
+}
+
+// Names read from the storage's listings are used in keys only when they
+// can name nothing but a part.
+func TestValidPartName(t *testing.T) {
+	for name, want := range map[string]bool{
+		partBaseName("0f8fad5b-d9cb-469f-a165-70867728950e"): true,
+		partBaseName("x") + "_2":                             true,
+		"0123456789abcdef0123456789abcdef":                   true,
+		"":                                                   false, ".": false, "..": false, "a/b": false, "a b": false, "a\\b": false,
+		strings.Repeat("a", 256): false,
+	} {
+		if got := validPartName(name); got != want {
+			t.Errorf("validPartName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -66,6 +66,22 @@ func partDocKey(state, part string) string { return partPrefix(state, part) + "/
 func leaseKey(state, part string) string   { return partPrefix(state, part) + "/lease.json" }
 func bodyKey(sum string) string            { return bodiesPrefix + "/" + sum }
 
+// validPartName reports whether name, read from a listing of the
+// storage, can name a state or a part: letters, digits, '.', '-' and '_',
+// not "." or "..", at most 255 octets. Any other is left alone: a key
+// built from it could name another place.
+func validPartName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 255 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // A lease says which process holds a part.
 type lease struct {
 	Nonce   string    `json:"nonce"`

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Two instances that mount one data directory share Caddy's instance id.
@@ -31,6 +32,7 @@ func TestFleetSharedDataDirectory(t *testing.T) {
 	rogue1, rogue2 := "RogueOne/1.0 (+https://one.example)", "RogueTwo/1.0 (+https://two.example)"
 	fleetExpect(t, d1, "D1", "/private/a", rogue1, ip1, http.StatusForbidden)
 	fleetExpect(t, d2, "D2", "/private/a", rogue2, ip2, http.StatusForbidden)
+	began := time.Now()
 	check := func(when string) {
 		t.Helper()
 		fleetExpect(t, d1, "D1 "+when, "/public", rogue1, ip1, http.StatusForbidden) // its own escalation
@@ -40,8 +42,12 @@ func TestFleetSharedDataDirectory(t *testing.T) {
 	}
 	check("before a restart")
 
-	// D2 crashes at once: its escalation was written when it began.
+	// D2 crashes at once: its escalation was written when it began, not
+	// with the next minute's save.
 	fleetWaitStored(t, storage, "roguetwo")
+	if took := time.Since(began); took > fleetSlack {
+		t.Errorf("D2's escalation reached the storage %v after it began, want at once", took)
+	}
 	fleetRestart(d2, true)
 	check("after D2 crashed and restarted")
 	fleetRestart(d1, false)

@@ -28,8 +28,10 @@ const (
 
 // fleetWaitStored waits until a part document under storage holds text
 // (a crawler's name, lower-case, say): the instance that saw it wrote it.
-func fleetWaitStored(t *testing.T, storage, text string) {
+// It returns how long it waited.
+func fleetWaitStored(t *testing.T, storage, text string) time.Duration {
 	t.Helper()
+	start := time.Now()
 	ok := e2eEventually(func() bool {
 		docs, _ := filepath.Glob(filepath.Join(storage, "robots_enforce", "fleet", "*", "*", "state.json"))
 		for _, d := range docs {
@@ -42,6 +44,7 @@ func fleetWaitStored(t *testing.T, storage, text string) {
 	if !ok {
 		t.Fatalf("no part in the storage names %q", text)
 	}
+	return time.Since(start)
 }
 
 // Three instances behind a round-robin balancer judge as one fleet: a late
