@@ -28,6 +28,13 @@ func TestFleetSharedDataDirectory(t *testing.T) {
 		t.Errorf("D1, first, says it shares its identity: %s", e2eDump(lines))
 	}
 
+	// Each fetches the site's robots.txt, and writes its part with the
+	// new version's body at once: what follows is written for the
+	// escalation alone.
+	fleetExpect(t, d1, "D1", "/public", e2eBrowser, "192.0.2.9", http.StatusOK)
+	fleetExpect(t, d2, "D2", "/public", e2eBrowser, "192.0.2.9", http.StatusOK)
+	time.Sleep(time.Second)
+
 	const ip1, ip2 = "198.51.100.1", "198.51.100.2"
 	rogue1, rogue2 := "RogueOne/1.0 (+https://one.example)", "RogueTwo/1.0 (+https://two.example)"
 	fleetExpect(t, d1, "D1", "/private/a", rogue1, ip1, http.StatusForbidden)
