@@ -41,9 +41,9 @@ func (h *Handler) parseDistributed(d *caddyfile.Dispenser) error {
 		default:
 			return d.Errf("distributed: unrecognized subdirective %q", opt)
 		}
-	}
-	if err := dist.check(); err != nil {
-		return d.Errf("%v", err)
+		if err := dist.check(); err != nil {
+			return d.Errf("%v", err) // on the interval's line
+		}
 	}
 	h.Distributed = dist
 	return nil
