@@ -107,15 +107,6 @@ type persister struct {
 	bodyWaits func()
 }
 
-// pendingBody is the body of a new version, stored or not yet, not yet
-// named by a document written.
-type pendingBody struct {
-	sum      string
-	body     []byte
-	stored   bool
-	storedAt time.Time
-}
-
 // newPersister returns the persister of the state named stateName (see
 // stateKey), for this instance: Caddy's instance id and this host.
 func newPersister(storage certmagic.Storage, stateName string, log func() *zap.Logger) *persister {
@@ -253,87 +244,6 @@ func isHexSum(s string) bool {
 		}
 	}
 	return true
-}
-
-// keepBody keeps a new version's body until it is stored and named by a
-// document written (robotstxt.StoreConfig.OnVersion): it never waits for
-// the storage.
-func (p *persister) keepBody(sum string, body []byte) {
-	p.pendingMu.Lock()
-	for _, pb := range p.pending {
-		if pb.sum == sum {
-			p.pendingMu.Unlock()
-			return
-		}
-	}
-	p.pending = append(p.pending, pendingBody{sum: sum, body: body})
-	p.pendingBytes += len(body)
-	for len(p.pending) > maxPendingBodies || p.pendingBytes > maxPendingBytes && len(p.pending) > 1 {
-		p.pendingBytes -= len(p.pending[0].body)
-		p.pending = p.pending[1:]
-	}
-	waits := p.bodyWaits
-	p.pendingMu.Unlock()
-	if waits != nil {
-		waits()
-	}
-}
-
-// storePending stores the bodies waiting; one stored long enough ago
-// that a prune could take it for one no document names (pruneGrace) is
-// stored again.
-func (p *persister) storePending(ctx context.Context, now time.Time) error {
-	p.pendingMu.Lock()
-	var todo []pendingBody
-	for _, pb := range p.pending {
-		if !pb.stored || now.Sub(pb.storedAt) > pruneGrace/2 {
-			todo = append(todo, pb)
-		}
-	}
-	p.pendingMu.Unlock()
-	for _, pb := range todo {
-		if err := p.storage.Store(ctx, bodyKey(pb.sum), pb.body); err != nil {
-			return fmt.Errorf("storing the body of robots.txt version %s: %w", pb.sum, err)
-		}
-		p.pendingMu.Lock()
-		for i := range p.pending {
-			if p.pending[i].sum == pb.sum {
-				p.pending[i].stored, p.pending[i].storedAt = true, now
-			}
-		}
-		p.pendingMu.Unlock()
-	}
-	return nil
-}
-
-// namedPending lets go of the bodies stored before a document was
-// written: it names those still in use.
-func (p *persister) namedPending(stored map[string]bool) {
-	p.pendingMu.Lock()
-	defer p.pendingMu.Unlock()
-	kept := p.pending[:0]
-	for _, pb := range p.pending {
-		if stored[pb.sum] {
-			p.pendingBytes -= len(pb.body)
-			continue
-		}
-		kept = append(kept, pb)
-	}
-	clear(p.pending[len(kept):])
-	p.pending = kept
-}
-
-// storedPending returns the sums of the bodies stored so far.
-func (p *persister) storedPending() map[string]bool {
-	p.pendingMu.Lock()
-	defer p.pendingMu.Unlock()
-	m := make(map[string]bool)
-	for _, pb := range p.pending {
-		if pb.stored {
-			m[pb.sum] = true
-		}
-	}
-	return m
 }
 
 // write writes st's part when it changed, and renews the lease, the
