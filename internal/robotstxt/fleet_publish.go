@@ -174,14 +174,17 @@ func (s *Snapshot) ownSnapshot() *Snapshot {
 }
 
 // fleetRefresh fetches e again when a version in force elsewhere (its end
-// the part's last sighting) differs from own and was fetched after own was
-// last checked: the file may have changed. At most once a MinRefresh.
+// the part's last sighting) differs from own and came into force there
+// after own was last checked: the file may have changed. At most once a
+// MinRefresh. When it came into force counts, not when it was last
+// fetched: a site that answers each instance with another file (by
+// region, say) has each refetch nothing it did not have.
 func (s *Store) fleetRefresh(e *hostEntry, own *Snapshot, list []*Snapshot, now time.Time) {
 	if now.Sub(own.CheckedAt) < s.cfg.MinRefresh {
 		return
 	}
 	for _, v := range list {
-		if v.FetchedAt.After(own.CheckedAt) && now.Sub(v.ReplacedAt) < fleetUntilStep {
+		if v.ChangedAt.After(own.CheckedAt) && now.Sub(v.ReplacedAt) < fleetUntilStep {
 			s.refresh(e)
 			return
 		}

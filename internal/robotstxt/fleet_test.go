@@ -306,7 +306,23 @@ func TestStoreFleetRefresh(t *testing.T) {
 	if calls := f.calls.Load(); calls != 2 {
 		t.Errorf("%d fetches, want 2: the store has the version now", calls)
 	}
+	// A version in force elsewhere since before this store's last check,
+	// fetched there again since (a site that answers each instance with
+	// another file), starts no fetch.
+	clock.Advance(DefaultMinRefresh)
+	t2 := clock.Now()
+	other := fleetVersion(fleetV3, t0Of(t1), time.Time{})
+	other.FetchedAt = t2
+	bodies.m[sumOf(fleetV3)] = []byte(fleetV3)
+	s.SetFleet([]FleetPart{{Seen: t2, Sites: []SavedSite{{Key: "a.example", Versions: []SavedVersion{other}}}}}, bodies.get, t2)
+	settle(t, s, "a.example")
+	if calls := f.calls.Load(); calls != 2 {
+		t.Errorf("%d fetches, want 2: the version elsewhere came into force before this store's last check", calls)
+	}
 }
+
+// t0Of returns a time an hour before t.
+func t0Of(t time.Time) time.Time { return t.Add(-time.Hour) }
 
 // Views installed while fetches publish never lose a fetch's snapshot
 // nor the view's versions (run with -race).
