@@ -32,6 +32,7 @@ func TestFleetViewInstall(t *testing.T) {
 
 	b := newTestInstance(t, storage, "id-b", persistV2)
 	b.snapshot(t)
+	b.settled(t)
 	b.st.sync.readPass(time.Second)
 	if got := b.st.sync.parts.Load(); got != 1 {
 		t.Errorf("the view holds %d parts, want a's alone", got)

@@ -82,6 +82,17 @@ func (ti *testInstance) snapshot(t *testing.T) *robotstxt.Snapshot {
 	return ti.st.store.Snapshot(t.Context(), "a.example")
 }
 
+// settled waits until a.example's first fetch has ended whole: the
+// snapshot is published a moment before the site is in the table.
+func (ti *testInstance) settled(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); len(ti.st.store.Save()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a.example's first fetch never ended")
+		}
+	}
+}
+
 // escalate escalates GPTBot, proven, on a.example.
 func (ti *testInstance) escalate(now time.Time) bool {
 	return ti.st.violators.Begin("http://a.example", "GPTBot", netip.Addr{}, true, now, time.Hour, enforce.Escalation{URI: "/private/x"})

@@ -146,14 +146,25 @@ func (s *Store) AttachFleet(body func(sum string) ([]byte, bool), now time.Time)
 // the next view comes.
 func (s *Store) FleetWanted() <-chan struct{} { return s.fleetWanted }
 
-// fleetNeeded signals FleetWanted when the view has versions of host
-// whose bodies it has not parsed.
-func (s *Store) fleetNeeded(host string) {
+// fleetNeeded gives e, whose first fetch has just ended and which is in
+// the table now, the view's versions it lacks: a view installed between
+// its first snapshot and now found it nowhere. Those whose bodies were
+// parsed ahead are given at once, with no read of the storage; for the
+// others it signals FleetWanted.
+func (s *Store) fleetNeeded(e *hostEntry) {
 	v := s.fleet.Load()
-	if v == nil {
+	if v == nil || len(v.sites[e.host]) == 0 {
 		return
 	}
-	for _, sv := range v.sites[host] {
+	if e.fleet.Load() == nil {
+		if own := e.snap.Load().ownSnapshot(); own != nil {
+			if list, _ := v.versionsOf(e.host, own); len(list) > 0 {
+				e.fleet.CompareAndSwap(nil, &fleetVersions{list: list}) // a view's attach may have come first
+				s.republish(e)
+			}
+		}
+	}
+	for _, sv := range v.sites[e.host] {
 		if d, ok := digestOf(sv); ok && v.parsed[d] == nil {
 			select {
 			case s.fleetWanted <- struct{}{}:

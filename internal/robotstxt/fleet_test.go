@@ -365,3 +365,28 @@ func TestStoreFleetConcurrent(t *testing.T) {
 		t.Error("the fleet's v1 entered the store's own versions")
 	}
 }
+
+// A view installed between a site's first snapshot and its settling in
+// the table finds the site nowhere: once settled, the site is given the
+// view's versions parsed ahead, with no read of the storage.
+func TestStoreFleetSettled(t *testing.T) {
+	clock := newManualClock()
+	s := newTestStore(t, newScriptFetcher(serve(200, fleetV2)), clock, nil)
+	s.Snapshot(t.Context(), "a.example")
+	settle(t, s, "a.example")
+	t0 := clock.Now()
+	bodies := newFleetBodies(fleetV1)
+	// The view, as SetFleet makes it, but given to no site.
+	view := mergeFleet([]FleetPart{{Seen: t0, Sites: []SavedSite{{Key: "a.example", Versions: []SavedVersion{fleetVersion(fleetV1, t0, time.Time{})}}}}}, t0)
+	s.parseFleet(view, nil, nil, bodies.get)
+	s.fleet.Store(view)
+	reads := bodies.reads
+	e, _ := s.hosts.peek("a.example")
+	s.fleetNeeded(e)
+	if s.Snapshot(t.Context(), "a.example").Version(VersionHash([]byte(fleetV1)), t0) == nil {
+		t.Error("the settled site was not given the view's version")
+	}
+	if bodies.reads != reads {
+		t.Errorf("giving it read %d bodies, want none", bodies.reads-reads)
+	}
+}

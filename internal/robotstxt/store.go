@@ -280,7 +280,7 @@ func (s *Store) fetch(e *hostEntry) {
 	// host is in the table for their next request.
 	s.done(e)
 	if first && next != nil {
-		s.fleetNeeded(e.host) // in the table now: AttachFleet finds it
+		s.fleetNeeded(e) // in the table now: AttachFleet finds it
 		close(e.ready)
 	}
 }
