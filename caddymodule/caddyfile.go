@@ -78,6 +78,10 @@ func parseDirective(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	        undeclared   bind|ignore
 //	    }
 //	    violators     enforce|block [for <duration>]
+//	    distributed {
+//	        read_interval  <duration>
+//	        write_interval <duration>
+//	    }
 //	}
 //
 // wildcard also reads bots, as automated. Each subdirective is given at
@@ -228,6 +232,8 @@ func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 		return h.parseVerify(d)
 	case "violators":
 		return h.parseViolators(d)
+	case "distributed":
+		return h.parseDistributed(d)
 	case "log_allowed":
 		if args := d.RemainingArgs(); len(args) > 0 {
 			return d.Errf("log_allowed %s: log_allowed takes no value; give log_allowed alone to record allowed requests too, or leave it out",

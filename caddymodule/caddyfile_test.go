@@ -373,6 +373,7 @@ func TestUnmarshalCaddyfileGivenTwice(t *testing.T) {
 		{"verify off", "verify {\n\t\tbuiltin off\n\t}"},
 		{"violators enforce", "violators block for 1h"},
 		{"origin case_sensitive", "origin case_insensitive"},
+		{"distributed", "distributed {\n\t\tread_interval 1s\n\t}"},
 	}
 	inVerify := [][2]string{
 		{"builtin on", "builtin off"},

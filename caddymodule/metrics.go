@@ -30,8 +30,10 @@ type metrics struct {
 	escalated  *prometheus.CounterVec // mode
 	// listFailures counts range lists that could not be fetched or read.
 	listFailures *prometheus.CounterVec // list
-	// gauges are read from the live states and verifiers when scraped.
+	// gauges are read from the live states and verifiers when scraped;
+	// fleet from the states' storage loops.
 	gauges *stateGauges
+	fleet  *fleetCollector
 	// claimSeries are claims' series, by outcome and method, resolved
 	// once: a label lookup per claimed crawler's request would cost more
 	// than the verification itself.
@@ -108,6 +110,7 @@ func newCollectors() *metrics {
 			Help: "Crawlers escalated for a violation (the violators option), by mode (enforce, block).",
 		}, []string{"mode"}),
 		gauges: newStateGauges(),
+		fleet:  newFleetCollector(),
 	}
 	m.resolveClaimSeries()
 	for i, mode := range [2]string{"enforce", "log"} {
@@ -124,7 +127,7 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures, m.gauges} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures, m.gauges, m.fleet} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {

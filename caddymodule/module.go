@@ -146,6 +146,12 @@ type Handler struct {
 	// RepeatViolators. Off by default.
 	Violators *RepeatViolators `json:"violators,omitempty"`
 
+	// Distributed shares the robots.txt versions in force, who was served
+	// which, and the escalations with the other instances that share
+	// Caddy's storage: see Distributed. Off by default: each instance
+	// judges by what it saw itself.
+	Distributed *Distributed `json:"distributed,omitempty"`
+
 	// logger writes the compliance records; warnings, what operators
 	// must know (see warningsLogger).
 	logger, warnings *zap.Logger
@@ -310,6 +316,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.Violators != nil {
 		cfg.Violators = h.state.violators
+	}
+	if h.Distributed != nil && h.state.persist != nil {
+		// One log may gather a fleet's records (a net writer to one
+		// collector): each names the instance that judged, as its part in
+		// the storage is named, so that the audit tells them apart.
+		cfg.Instance = h.state.persist.base
 	}
 	h.judge = enforce.NewJudge(cfg)
 	return nil

@@ -41,8 +41,11 @@ type sharedState struct {
 	// logger is the newest handler's, which the source's change reports
 	// (StoreConfig.OnChange) are written to.
 	logger atomic.Pointer[zap.Logger]
-	// persist saves the state in Caddy's storage; nil without one.
+	// persist saves the state in Caddy's storage, and sync runs its
+	// writes and, with distributed, its reads of the fleet's parts; nil
+	// without a storage.
 	persist *persister
+	sync    *fleetSync
 }
 
 // changes returns the change counts of the store and of the served and
@@ -65,8 +68,8 @@ func (s *sharedState) log() *zap.Logger {
 // Destruct implements caddy.Destructor: the last handler using the state
 // is gone.
 func (s *sharedState) Destruct() error {
-	if s.persist != nil {
-		s.persist.finish(s)
+	if s.sync != nil {
+		s.sync.finish()
 	}
 	var err error
 	if s.source != nil {
@@ -119,8 +122,13 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 			return nil, err
 		}
 		if st.persist != nil {
-			st.persist.restore(st)
-			st.persist.start(st)
+			st.persist.open(st)
+			st.sync = newFleetSync(st)
+			if h.Distributed != nil {
+				// The first requests are judged with the fleet's view.
+				st.sync.readPass(firstReadTimeout)
+			}
+			st.sync.start()
 		}
 		return st, nil
 	})
@@ -145,5 +153,16 @@ func (h *Handler) loadState(storage certmagic.Storage) (*sharedState, error) {
 		return err
 	})
 	st.logger.Store(h.warnings)
+	if st.sync != nil {
+		release := st.sync.use(h.Distributed)
+		h.metrics.fleet.add(st.sync)
+		h.hold(func() error {
+			h.metrics.fleet.remove(st.sync)
+			release()
+			return nil
+		})
+	} else if h.Distributed != nil {
+		h.warnings.Warn("distributed needs Caddy's storage, and this configuration has none: each instance judges by what it saw")
+	}
 	return st, nil
 }

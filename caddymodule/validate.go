@@ -115,6 +115,7 @@ var fieldChecks = []fieldCheck{
 		s.Judge.EscalationFor = d
 		return nil
 	}},
+	{"distributed", func(h *Handler, _ *Settings) error { return h.Distributed.check() }},
 	{"verify", func(h *Handler, s *Settings) error {
 		v := h.Verify
 		if v == nil {

@@ -138,7 +138,7 @@ func TestE2ECorruptSavedState(t *testing.T) {
 	if err := caddy.Stop(); err != nil { // saves the state
 		t.Fatal(err)
 	}
-	saved, err := filepath.Glob(filepath.Join(c.dir, "storage", "robots_enforce", "*", "*", "state.json"))
+	saved, err := filepath.Glob(filepath.Join(c.dir, "storage", "robots_enforce", "fleet", "*", "*", "state.json"))
 	if err != nil || len(saved) != 1 {
 		t.Fatalf("saved states %v (%v), want one", saved, err)
 	}

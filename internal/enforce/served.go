@@ -97,6 +97,9 @@ type Served struct {
 	mu      sync.Mutex
 	pairs   *ledger[servedKey, servedVersions]
 	changes atomic.Int64
+	// fleet is what the rest of the fleet served (see SetFleet); nil
+	// when there is none.
+	fleet atomic.Pointer[fleetServed]
 }
 
 // Changes returns a count that grows with every serve noted: a caller
@@ -248,12 +251,22 @@ func (s *Served) AppendLookup(dst []ServedVersion, site string, a *Asker, now ti
 
 // appendRecentLocked merges k's versions served within GraceWindow before
 // now into out[start:], each version once (at its latest serve), newest
-// first, at most MaxServedVersions.
+// first, at most MaxServedVersions: the table's own, then the fleet's.
 func (s *Served) appendRecentLocked(out []ServedVersion, start int, k servedKey, now time.Time) []ServedVersion {
-	p, ok := s.pairs.get(k)
-	if !ok {
-		return out
+	if p, ok := s.pairs.get(k); ok {
+		out = appendRecent(out, start, p, now)
 	}
+	if f := s.fleet.Load(); f != nil {
+		if p := f.pairs[k]; p != nil {
+			out = appendRecent(out, start, p, now)
+		}
+	}
+	return out
+}
+
+// appendRecent merges p's versions served within GraceWindow before now
+// into out[start:], as appendRecentLocked does.
+func appendRecent(out []ServedVersion, start int, p *servedVersions, now time.Time) []ServedVersion {
 next:
 	for _, v := range p.v[:p.n] {
 		if age := now.Sub(v.At); age < 0 || age > robotstxt.GraceWindow {

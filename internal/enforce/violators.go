@@ -106,6 +106,10 @@ type Violators struct {
 	// begins: the owner saves the table at once, so that a crash a moment
 	// later does not lose it.
 	begun atomic.Pointer[func()]
+	// fleet holds the escalations the rest of the fleet began (see
+	// SetFleet), fleetN how many; nil and 0 when there are none.
+	fleet  atomic.Pointer[fleetEscalations]
+	fleetN atomic.Int64
 }
 
 // NewViolators returns an empty table holding at most max crawlers proven
@@ -132,13 +136,17 @@ func (v *Violators) OnBegin(f func()) {
 // caller that saves the table saves it again only when the count moved.
 func (v *Violators) Changes() int64 { return v.changes.Load() }
 
-// Len returns the number of crawlers held; 0 for a nil table.
+// Len returns the number of crawlers held, the fleet's included (see
+// SetFleet); 0 for a nil table.
 func (v *Violators) Len() int {
 	if v == nil {
 		return 0
 	}
-	return int(v.n.Load())
+	return int(v.n.Load() + v.fleetN.Load())
 }
+
+// OwnLen returns the number of crawlers the table escalated itself.
+func (v *Violators) OwnLen() int { return int(v.n.Load()) }
 
 // keyOf returns the key of the crawler token of site, proven as it or
 // else at addr; false when it cannot be held (a name too long, a client
@@ -169,12 +177,28 @@ func lowerKey(tok string) string {
 // Lookup returns the escalation in force at now for the crawler token of
 // site, proven as it or, if not, at address addr (or for the whole
 // address); nil when there is none.
+//
+// An escalation the rest of the fleet began (see SetFleet) counts too;
+// for a crawler escalated here and elsewhere, the one begun first.
 func (v *Violators) Lookup(site, token string, addr netip.Addr, proven bool, now time.Time) *Escalation {
-	if v == nil || v.n.Load() == 0 {
+	if v == nil || v.n.Load()+v.fleetN.Load() == 0 {
 		return nil
 	}
 	k, ok := keyOf(site, token, addr, proven)
 	if !ok {
+		return nil
+	}
+	if e := earliest(v.lookupOwn(k, proven, now), v.fleetLookup(k, now)); e != nil || proven {
+		return e
+	}
+	k.token = anyToken
+	return earliest(v.lookupOwn(k, proven, now), v.fleetLookup(k, now))
+}
+
+// lookupOwn returns the table's own escalation of k in force at now, nil
+// when there is none.
+func (v *Violators) lookupOwn(k violatorKey, proven bool, now time.Time) *Escalation {
+	if v.n.Load() == 0 {
 		return nil
 	}
 	v.mu.Lock()
@@ -185,12 +209,6 @@ func (v *Violators) Lookup(site, token string, addr netip.Addr, proven bool, now
 	}
 	if e, ok := l.get(k); ok && now.Before(e.Until) {
 		return e
-	}
-	if !proven {
-		k.token = anyToken
-		if e, ok := l.get(k); ok && now.Before(e.Until) {
-			return e
-		}
 	}
 	return nil
 }
@@ -205,6 +223,14 @@ func (v *Violators) Begin(site, token string, addr netip.Addr, proven bool, now 
 	k, ok := keyOf(site, token, addr, proven)
 	if !ok {
 		return false
+	}
+	if v.fleetLookup(k, now) != nil {
+		return false // in force: the fleet's
+	}
+	if !proven {
+		if all := (violatorKey{site: k.site, token: anyToken, addr: k.addr}); v.fleetLookup(all, now) != nil {
+			return false
+		}
 	}
 	v.mu.Lock()
 	began := v.beginLocked(k, proven, now, d, e)
@@ -312,21 +338,12 @@ func (v *Violators) Restore(saved []EscalatedCrawler, now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range saved {
-		proven := s.IP == ""
-		var addr netip.Addr
-		if !proven {
-			a, err := netip.ParseAddr(s.IP)
-			if err != nil {
-				continue
-			}
-			addr = a
-		}
-		k, ok := keyOf(robotstxt.SiteHost(s.Site), s.Token, addr, proven)
+		k, ok := savedViolatorKey(&s)
 		if !ok || !now.Before(s.Until) || s.Until.Sub(s.Since) <= 0 {
 			continue
 		}
 		l, group := v.proven, ""
-		if !proven {
+		if k.addr.IsValid() {
 			l, group = v.unproven, k.addr.String()
 		}
 		*l.put(k, group, nil) = Escalation{Since: s.Since, Until: s.Until, Site: s.Site, URI: truncate(s.URI, maxEscalationURI), Versions: s.Versions}

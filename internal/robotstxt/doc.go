@@ -8,9 +8,10 @@
 // Store fetches each site's own file and keeps it current by the access
 // rules of RFC 9309 §2.3.1 and the caching rules of §2.4, bounded in sites
 // (a scan-resistant table), first fetches and versions; its state is saved
-// and restored across restarts (SavedSite). A FileSource and an
-// InlineSource serve one file from the configuration. SiteKey names a site
-// by its origin, in one canonical spelling.
+// and restored across restarts (SavedSite), and the versions the other
+// instances of a fleet had in force join its snapshots (SetFleet). A
+// FileSource and an InlineSource serve one file from the configuration.
+// SiteKey names a site by its origin, in one canonical spelling.
 //
 // A GroupIndex finds the groups a header's product tokens name (see package
 // agent), and keeps Google's reading of each group, which the judgement

@@ -47,7 +47,7 @@ func (s *Store) Save() []SavedSite {
 	s.mu.Unlock()
 	var out []SavedSite
 	for _, e := range entries {
-		snap := e.snap.Load()
+		snap := e.snap.Load().ownSnapshot() // the fleet's versions are the fleet's to save
 		if snap == nil {
 			snap = e.seed
 		}

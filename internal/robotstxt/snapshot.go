@@ -160,6 +160,10 @@ type Snapshot struct {
 	sum [sha256.Size]byte
 	// groups indexes Robots for choosing groups, built with it.
 	groups *GroupIndex
+	// own, on a snapshot a Store published with the fleet's versions
+	// among Earlier (see SetFleet), is the snapshot of its own that it
+	// extends; nil otherwise.
+	own *Snapshot
 }
 
 // MaxVersions bounds the versions of one site a Snapshot knows: the one

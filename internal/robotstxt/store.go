@@ -34,6 +34,11 @@ type Store struct {
 	newHosts *rate.Limiter // the budget of first fetches; guarded by mu
 	closed   atomic.Bool
 	changes  atomic.Int64 // snapshots published, for savers to tell what is new
+	// fleet is the versions the rest of the fleet had in force (see
+	// SetFleet), nil when there are none; fleetWanted is signalled when a
+	// site is first published that the fleet has versions of.
+	fleet       atomic.Pointer[fleetView]
+	fleetWanted chan struct{}
 }
 
 // Changes returns a count that grows with every snapshot the store puts in
@@ -48,18 +53,19 @@ var _ Source = (*Store)(nil)
 type hostEntry struct {
 	host     string // its key in the store
 	url      string
-	snap     atomic.Pointer[Snapshot] // nil until the first fetch ends
-	ready    chan struct{}            // closed when snap is first set
-	fetching atomic.Bool              // a fetch is in flight: only it sets snap
-	pending  atomic.Bool              // its first fetch is in flight (hostTable.addPending)
-	inFifo   atomic.Bool              // in the table's FIFO: not asked for in a second but its first
-	elem     *list.Element            // its place in the FIFO, or nil; guarded by Store.mu
-	pinned   atomic.Bool              // kept from eviction while its refresh is in flight (hostTable.pin)
-	evicted  atomic.Bool              // no longer in the table: it never fetches again
-	lastUsed atomic.Int64             // Unix seconds of the latest request
-	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
-	via      atomic.Pointer[siteVia]  // the fetcher the caller gave for its fetches, if any
-	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
+	snap     atomic.Pointer[Snapshot]      // nil until the first fetch ends
+	ready    chan struct{}                 // closed when snap is first set
+	fetching atomic.Bool                   // a fetch is in flight: only it sets snap
+	pending  atomic.Bool                   // its first fetch is in flight (hostTable.addPending)
+	inFifo   atomic.Bool                   // in the table's FIFO: not asked for in a second but its first
+	elem     *list.Element                 // its place in the FIFO, or nil; guarded by Store.mu
+	pinned   atomic.Bool                   // kept from eviction while its refresh is in flight (hostTable.pin)
+	evicted  atomic.Bool                   // no longer in the table: it never fetches again
+	lastUsed atomic.Int64                  // Unix seconds of the latest request
+	uses     atomic.Uint32                 // how many distinct seconds it was asked for in, saved for eviction
+	via      atomic.Pointer[siteVia]       // the fetcher the caller gave for its fetches, if any
+	seed     *Snapshot                     // a restored copy too old to be in force, that the first fetch follows
+	fleet    atomic.Pointer[fleetVersions] // the fleet's versions of the host, published with its own (see SetFleet)
 }
 
 // use notes a request at now, and reports whether it is the first of its
@@ -103,6 +109,7 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 	s.hosts = newHostTable(cfg.MaxHosts)
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)
 	s.stopped, s.stop = context.WithCancel(context.Background())
+	s.fleetWanted = make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -248,7 +255,7 @@ func (s *Store) fetch(e *hostEntry) {
 	}
 	o := fetchRobots(ctx, fetcher, e.url, s.life.maxSize+1)
 	cancel()
-	prev := e.snap.Load()
+	prev := e.snap.Load().ownSnapshot() // what this store found: the fleet's versions are added anew
 	first := prev == nil
 	if first {
 		prev = e.seed
@@ -273,6 +280,7 @@ func (s *Store) fetch(e *hostEntry) {
 	// host is in the table for their next request.
 	s.done(e)
 	if first && next != nil {
+		s.fleetNeeded(e) // in the table now: AttachFleet finds it
 		close(e.ready)
 	}
 }
@@ -280,7 +288,7 @@ func (s *Store) fetch(e *hostEntry) {
 // publish puts next in force for e, in place of prev, and tells OnChange
 // when it is news.
 func (s *Store) publish(e *hostEntry, prev, next *Snapshot) {
-	e.snap.Store(next)
+	s.install(e, next)
 	s.changes.Add(1)
 	if s.cfg.OnChange != nil && newsOf(prev, next) {
 		s.cfg.OnChange(e.host, prev, next)

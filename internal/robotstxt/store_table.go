@@ -291,12 +291,25 @@ func (t *hostTable) len() int { return t.main.EstimatedSize() + t.fifo.Len() }
 // hottest returns the hosts held from the most to the least likely to
 // stay: main's, as its policy ranks them, then the FIFO's, newest first.
 // The caller holds Store.mu. otter holds its eviction lock while it lists
-// main: pointers only, no other work.
+// main: pointers only, no other work. It is for saving and the fleet's
+// views, never a request.
 func (t *hostTable) hottest() []*hostEntry {
-	out := make([]*hostEntry, 0, t.len())
+	ranked := make([]*hostEntry, 0, t.len())
+	listed := make(map[*hostEntry]bool, t.len())
 	for en := range t.main.Hottest() {
-		out = append(out, en.Value)
+		ranked = append(ranked, en.Value)
+		listed[en.Value] = true
 	}
+	// A host moved to main moments ago may still wait in otter's write
+	// buffer, out of the policy Hottest walks, though it is in the table:
+	// it was just asked for again, and goes first.
+	var out []*hostEntry
+	for _, e := range t.main.All() {
+		if !listed[e] {
+			out = append(out, e)
+		}
+	}
+	out = append(out, ranked...)
 	return append(out, t.fifoEntries()...)
 }
 

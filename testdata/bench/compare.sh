@@ -20,6 +20,10 @@
 #                   (this module's buffered log writer) to the same kind
 #                   of file: a write(2) per 64 KiB of records, not per
 #                   record
+#   robotsfleet     with FLEET=1: robots with `distributed` (5 s
+#                   intervals), the processes sharing one storage (the
+#                   work directory's), so that it writes its part and
+#                   reads robots's
 #   defpass         caddy-defender, `block` responder, its default ranges
 #                   (cloud and AI providers), which do not hold 127.0.0.1
 #   defblock        the same ranges and 127.0.0.0/8: it blocks every request
@@ -69,11 +73,12 @@
 #                 not drift with the machine as a ratio does.
 #   PROFILE_DIR   a directory to keep the profiles in (default: deleted)
 #   LOADS         the loads to run, of "browser allowed denied" (all)
+#   FLEET         1 to add robotsfleet to every load
 #   ROUNDS        rounds (3)
 #   DURATION      seconds of load per run (10)
 #   WARMUP        seconds of load per process and load before the rounds (2)
 #   CONNECTIONS   wrk connections (16), on one wrk thread
-#   PORT_BASE     loopback ports PORT_BASE..PORT_BASE+6 (18101); PORT_ADMIN
+#   PORT_BASE     loopback ports PORT_BASE..PORT_BASE+7 (18101); PORT_ADMIN
 #                 to PORT_ADMIN+2 for the profiles (18109)
 #   CADDY_CPU, WRK_CPU  cores taskset pins Caddy and wrk to (1 and 0); set
 #                 both empty to not pin
@@ -93,6 +98,7 @@ PORT_BASE=${PORT_BASE:-18101}
 PORT_ADMIN=${PORT_ADMIN:-18109}
 PROFILE=${PROFILE:-0}
 PROFILE_DIR=${PROFILE_DIR:-}
+FLEET=${FLEET:-0}
 CADDY_CPU=${CADDY_CPU-1}
 WRK_CPU=${WRK_CPU-0}
 
@@ -128,6 +134,7 @@ if grep -qx 'caddy.logging.writers.robots_buffered' <<<"$modules"; then
 else
 	echo "this caddy has no robots_buffered log writer: comparing without robotsbuf" >&2
 fi
+[[ $FLEET == 1 ]] && procs+=(robotsfleet)
 if grep -qx 'http.handlers.defender' <<<"$modules"; then
 	procs+=(defpass defblock)
 	defender=1
@@ -145,6 +152,11 @@ load_procs[browser]="plainA plainB robots"
 load_procs[allowed]="plainA plainB robots"
 load_procs[denied]="plainA plainB robots robotsbody"
 ((buffered)) && load_procs[denied]+=" robotsbuf"
+if [[ $FLEET == 1 ]]; then
+	for l in browser allowed denied; do
+		load_procs[$l]+=" robotsfleet"
+	done
+fi
 if ((defender)); then
 	load_procs[browser]+=" defpass"
 	load_procs[allowed]+=" defpass"
@@ -171,7 +183,7 @@ caddyfile() {
 		[[ $1 == defblock ]] && admin=127.0.0.1:$((PORT_ADMIN + 1))
 		[[ $1 == robotsbuf ]] && admin=127.0.0.1:$((PORT_ADMIN + 2))
 	fi
-	printf '{\n\tadmin %s\n\tpersist_config off\n' "$admin"
+	printf '{\n\tadmin %s\n\tpersist_config off\n\tstorage file_system %s\n' "$admin" "$work/storage"
 	if [[ $1 == robots* ]]; then
 		# Rolled files are kept uncompressed: gzip in the middle of a
 		# run would be counted against one round only.
@@ -196,6 +208,7 @@ EOF
 	printf '}\nhttp://:%s {\n\tbind 127.0.0.1\n' "$2"
 	case $1 in
 	robots | robotsbuf) robots_enforce_block "" ;;
+	robotsfleet) robots_enforce_block "" "distributed" ;;
 	robotsbody) robots_enforce_block "$DENY_BODY" ;;
 	defpass) printf '\tdefender block {\n\t\tranges %s\n\t}\n' "$DEFENDER_RANGES" ;;
 	defblock) printf '\tdefender block {\n\t\tranges %s 127.0.0.0/8\n\t}\n' "$DEFENDER_RANGES" ;;

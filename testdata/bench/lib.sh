@@ -23,11 +23,11 @@ write_gptbot_ranges() {
 	printf '{"creationTime": "2026-11-23T00:00:00", "prefixes": [{"ipv4Prefix": "127.0.0.0/8"}]}\n' >"$work/gptbot.json"
 }
 
-# robots_enforce_block BODY prints the robots_enforce directive both
-# scripts measure: enforce mode, an inline robots.txt that denies GPTBot
-# /private/ but /private/press/, GPTBot verified against $work/gptbot.json;
-# denials answered with the text BODY, or with the status alone when it is
-# empty.
+# robots_enforce_block BODY [OPTIONS] prints the robots_enforce directive
+# both scripts measure: enforce mode, an inline robots.txt that denies
+# GPTBot /private/ but /private/press/, GPTBot verified against
+# $work/gptbot.json; denials answered with the text BODY, or with the
+# status alone when it is empty; OPTIONS, lines of more subdirectives.
 robots_enforce_block() {
 	cat <<'EOF'
 	robots_enforce enforce {
@@ -42,6 +42,7 @@ robots_enforce_block() {
 			ROBOTS
 EOF
 	[[ -z ${1:-} ]] || printf '\t\tbody "%s"\n' "$1"
+	[[ -z ${2:-} ]] || printf '\t\t%s\n' "$2"
 	printf '\t\tverify {\n\t\t\tbuiltin off\n\t\t\tip_ranges GPTBot %s\n\t\t}\n\t}\n' "$work/gptbot.json"
 }
 
