@@ -25,13 +25,19 @@ var classes = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 1
 	10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
 
 // Alloc returns the octets the heap gives a request of n octets, pointers
-// saying whether the memory holds pointers. Zero octets take none.
+// saying whether the memory holds pointers. Zero octets take none, and a
+// pointer-free request of fewer than 16 octets its own size: the tiny
+// allocator packs such requests into shared blocks of 16 (the race
+// detector turns it off, and each then takes a size class of its own).
 func Alloc(n int, pointers bool) int {
 	if n <= 0 {
 		return 0
 	}
 	if n > maxSmallSize-mallocHeaderSize {
 		return (n + pageSize - 1) / pageSize * pageSize
+	}
+	if !pointers && n < tinySize {
+		return n // packed with others into 16-octet blocks, as alignment allows
 	}
 	if pointers && n > minHeaderSize {
 		n += mallocHeaderSize

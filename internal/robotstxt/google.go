@@ -70,7 +70,14 @@ func newGoogleGroup(g *rules.Group) googleGroup {
 // upper-cased, everything else as written.
 func googleEscape(p string) string {
 	const hex = "0123456789ABCDEF"
+	n := len(p)
+	for i := 0; i < len(p); i++ {
+		if p[i] >= 0x80 {
+			n += 2
+		}
+	}
 	var b strings.Builder
+	b.Grow(n) // held for as long as the index: no room to spare
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {

@@ -60,6 +60,7 @@ type hostEntry struct {
 	uses     atomic.Uint32            // how many distinct seconds it was asked for in, saved for eviction
 	via      atomic.Pointer[siteVia]  // the fetcher the caller gave for its fetches, if any
 	seed     *Snapshot                // a restored copy too old to be in force, that the first fetch follows
+	weight   atomic.Int64             // the octets it holds, as the table counts them (see hostTable.weigh)
 }
 
 // use notes a request at now, and reports whether it is the first of its
@@ -98,9 +99,11 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 			unreachable: cfg.Unreachable,
 			longUnreach: cfg.LongUnreachable,
 			keepBody:    cfg.KeepBody,
+			maxSite:     cfg.MaxMemory / 4,
+			onSite:      cfg.OnSite,
 		},
 	}
-	s.hosts = newHostTable(cfg.MaxHosts)
+	s.hosts = newHostTable(cfg.MaxHosts, cfg.MaxMemory, cfg.OnSite)
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)
 	s.stopped, s.stop = context.WithCancel(context.Background())
 	return s, nil
