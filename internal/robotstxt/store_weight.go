@@ -73,13 +73,11 @@ func (x *GroupIndex) held() int {
 	}
 	n := heapsize.Alloc(int(unsafe.Sizeof(*x)), true)
 	if x.google != nil {
-		n += heapsize.Map(len(x.google), unsafe.Sizeof(uintptr(0))+unsafe.Sizeof(googleGroup(nil)), true)
+		n += heapsize.Map(len(x.google), 2*unsafe.Sizeof(uintptr(0)), true)
 		for _, gg := range x.google {
-			n += heapsize.Slice(cap(gg), unsafe.Sizeof(googleRule{}), true)
-			for _, r := range gg {
-				n += heapsize.Slice(cap(r.segs), unsafe.Sizeof(""), true)
-				n += heapsize.Alloc(r.priority, false) // the segments' string, as googleEscape wrote it
-			}
+			n += heapsize.Alloc(int(unsafe.Sizeof(*gg)), true)
+			n += heapsize.String(gg.text)
+			n += heapsize.Slice(cap(gg.rules), unsafe.Sizeof(googleRule{}), false)
 		}
 	}
 	n += heapsize.Slice(cap(x.named), 8, true)
