@@ -45,6 +45,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_size      <size>
 //	    fetch_timeout <duration>
 //	    max_hosts     <count>
+//	    max_memory    <size>
 //	    new_hosts     <count> per <duration>
 //	    allow_agents  <token...>
 //	    origin        case_sensitive|case_insensitive
@@ -150,7 +151,7 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser, seen givenOnce) error 
 func (h *Handler) readOption(d *caddyfile.Dispenser, opt string) error {
 	switch opt {
 	case "mode", "status", "body", "wildcard", "unreachable", "refresh", "max_size", "fetch_timeout", "max_hosts",
-		"content_usage", "serve_robots", "origin":
+		"max_memory", "content_usage", "serve_robots", "origin":
 		var val string
 		if !d.Args(&val) || d.NextArg() {
 			return d.ArgErr()
@@ -236,6 +237,12 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 			return d.Errf("max_hosts %q: not a number", val)
 		}
 		h.MaxHosts = n
+	case "max_memory":
+		n, err := humanize.ParseBytes(val)
+		if err != nil || n > maxByteSize {
+			return d.Errf("max_memory %q: not a size such as 256MiB or 1GiB", val)
+		}
+		h.MaxMemory = ByteSize(n)
 	}
 	return nil
 }

@@ -103,6 +103,15 @@ type Handler struct {
 	// docs/internals.md). Default 1024.
 	MaxHosts int `json:"max_hosts,omitempty"`
 
+	// MaxMemory bounds the octets the hosts' robots.txt hold (upstream and
+	// url sources), beside MaxHosts: each host's parsed file, the index
+	// of its groups and its earlier versions, as the heap holds them.
+	// Past it, one is forgotten, sites in regular use last; a host whose
+	// file alone would hold more than a quarter of it is held read only
+	// as far as fits (see docs/internals.md). At least 64 MiB; JSON takes
+	// a number of octets or a size with a unit. Default 256MiB.
+	MaxMemory ByteSize `json:"max_memory,omitempty"`
+
 	// NewHosts is the budget of first fetches for hosts not seen before
 	// (upstream source): at most Count in any Per, on average. A request
 	// for a new host over budget is judged as if its robots.txt were
@@ -174,7 +183,8 @@ type Handler struct {
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with
-// a unit as the Caddyfile takes it ("500KiB", "1MiB", "2MB").
+// a unit as the Caddyfile takes it ("500KiB", "1MiB", "2MB"), up to
+// maxByteSize; each option bounds its own further.
 type ByteSize int
 
 // UnmarshalJSON reads a number of octets or a size with a unit.
@@ -186,11 +196,11 @@ func (b *ByteSize) UnmarshalJSON(data []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("max_size: want a number of octets or a size such as \"1MiB\", got %s", data)
+		return fmt.Errorf("want a number of octets or a size such as \"1MiB\", got %s", data)
 	}
 	v, err := humanize.ParseBytes(s)
-	if err != nil || v > 1<<31 {
-		return fmt.Errorf("max_size %q: want a size such as 500KiB or 1MiB", s)
+	if err != nil || v > maxByteSize {
+		return fmt.Errorf("size %q: want a size such as 500KiB or 1MiB, at most 1TiB", s)
 	}
 	*b = ByteSize(v)
 	return nil
@@ -240,6 +250,9 @@ const (
 	// maxMaxHosts bounds max_hosts: each host holds a parsed robots.txt of
 	// up to max_size, and a million is more sites than one server has.
 	maxMaxHosts = 1_000_000
+	// maxByteSize bounds a ByteSize as read: the most max_memory takes
+	// (robotstxt.MaxMaxMemory).
+	maxByteSize = robotstxt.MaxMaxMemory
 )
 
 // CaddyModule returns the Caddy module information.
@@ -352,6 +365,8 @@ func (h *Handler) buildSource(st *sharedState) error {
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),
 		MaxHosts:     h.MaxHosts,
+		MaxMemory:    int64(h.MaxMemory),
+		OnSite:       h.metrics.countSite,
 		Unreachable:  robotstxt.UnreachableDisallow,
 	}
 	if h.NewHosts != nil {
