@@ -165,3 +165,27 @@ func TestDecisionsOnly(t *testing.T) {
 	}
 	t.Logf("testdata/robots: %d octets held, %d decisions only (%.1f%% less)", whole, lean, 100*float64(whole-lean)/float64(whole))
 }
+
+// BenchmarkHeldSize times HeldSize, which a host that bounds memory calls
+// for each file it takes in: on the 500 KiB synthetic file and on the
+// median file of ../testdata/robots, beside parsing them.
+func BenchmarkHeldSize(b *testing.B) {
+	for _, f := range loadCorpus(b) {
+		if f.name != "synthetic-500k" && f.name != "nytimes.com" {
+			continue
+		}
+		r := Parse(f.body)
+		b.Run("file="+f.name+"/op=held", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.HeldSize()
+			}
+		})
+		b.Run("file="+f.name+"/op=parse", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(f.body)
+			}
+		})
+	}
+}

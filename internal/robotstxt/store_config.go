@@ -21,12 +21,12 @@ const (
 	// DefaultMaxMemory bounds the octets the sites a Store tracks hold
 	// (see StoreConfig.MaxMemory). It holds DefaultMaxHosts sites of
 	// 256 KiB each: every file of testdata/robots but the 500 KiB
-	// synthetic one holds less than 200 KiB, so for sites of ordinary
-	// size DefaultMaxHosts binds first, while 1,024 sites answering
-	// files at the size limit, which hold about 1 MiB each, would take a
-	// gigabyte. A process holds about twice what its heap keeps live
-	// under Go's default GOGC, so this is about half a gigabyte of
-	// resident memory at most for robots.txt (docs/performance.md).
+	// synthetic one holds less than 310 KB with its index, the median
+	// 14 KB, so for sites of ordinary size DefaultMaxHosts binds first,
+	// while 1,024 sites answering files at the size limit, which hold
+	// 1.7 MB each, would take 1.7 GB. Go's collector lets the heap grow
+	// to twice what it keeps live (GOGC=100), so this costs a process up
+	// to about 550 MB of resident memory (docs/internals.md).
 	DefaultMaxMemory = 256 << 20
 	// MinMaxMemory is the least MaxMemory: a site holds at most a quarter
 	// of it (see StoreConfig.MaxMemory), and a quarter of this holds any

@@ -79,12 +79,17 @@ func TestSiteWeightCount(t *testing.T) {
 				return NewVersion(NewVersion(nil, src, prevBody, t0), src, f.body, t0.Add(time.Hour))
 			}
 			copies := min(32, max(2, (256<<10)/(len(f.body)+len(prevBody))))
-			measured := heapPerCopy(copies, mk)
 			s := mk()
+			got := float64(s.weight())
+			measured := heapPerCopy(copies, mk)
+			if math.Abs(got-measured) > weightTolerance*measured {
+				// What else the process allocates meanwhile only adds:
+				// count again before failing.
+				measured = min(measured, heapPerCopy(copies, mk))
+			}
 			if chain && len(s.Earlier) != 1 {
 				t.Fatalf("%s: %d earlier versions, want 1", f.name, len(s.Earlier))
 			}
-			got := float64(s.weight())
 			off := (got - measured) / measured
 			t.Logf("%-24s with the version before: %-5v heap %9.0f, weight %9.0f (%+.2f%%)", f.name, chain, measured, got, 100*off)
 			if math.Abs(off) > weightTolerance && math.Abs(got-measured) > weightSlack {
