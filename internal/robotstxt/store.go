@@ -99,7 +99,7 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 			unreachable: cfg.Unreachable,
 			longUnreach: cfg.LongUnreachable,
 			keepBody:    cfg.KeepBody,
-			maxSite:     cfg.MaxMemory / 4,
+			maxSite:     cfg.MaxMemory/4 - siteReserve,
 			onSite:      cfg.OnSite,
 		},
 	}

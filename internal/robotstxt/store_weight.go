@@ -25,6 +25,11 @@ import (
 // measured.
 const siteOverhead = 768
 
+// siteReserve is what a site's snapshots leave of its share of the budget
+// (see fit) for the rest of what it holds: siteOverhead, and a name and
+// URL of MaxHostLen octets.
+const siteReserve = siteOverhead + 2*(MaxHostLen+32)
+
 // siteWeight returns the octets the site whose snapshot in force is s
 // holds, overhead included.
 func siteWeight(s *Snapshot) int64 {
