@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/dustin/go-humanize"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/enforce"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
@@ -59,6 +60,7 @@ func parseDirective(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 //	    max_size      <size>
 //	    fetch_timeout <duration>
 //	    max_hosts     <count>
+//	    max_memory    <size>
 //	    new_hosts     <count> per <duration>
 //	    allow_agents  <token...>
 //	    origin        case_sensitive|case_insensitive
@@ -193,6 +195,7 @@ var optionSyntax = map[string]string{
 	"max_size":      "max_size <size>, in one word, as in max_size 1MiB",
 	"fetch_timeout": "fetch_timeout <duration>, in one word, as in fetch_timeout 5s",
 	"max_hosts":     "max_hosts <count>, as in max_hosts 4096",
+	"max_memory":    "max_memory <size>, in one word, as in max_memory 512MiB",
 	"content_usage": "content_usage header|off|override",
 	"serve_robots":  "serve_robots enforced|origin",
 	"origin":        "origin case_sensitive|case_insensitive",
@@ -282,7 +285,7 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 	case "max_size":
 		n, err := ParseByteSize(val)
 		if err != nil {
-			return d.Errf("%v", err)
+			return d.Errf("max_size %q: not a size such as 500KiB or 1MiB", val)
 		}
 		h.MaxSize = n
 	case "max_hosts":
@@ -291,6 +294,12 @@ func (h *Handler) setOption(d *caddyfile.Dispenser, opt, val string) error {
 			return d.Errf("max_hosts %q: not a number", val)
 		}
 		h.MaxHosts = n
+	case "max_memory":
+		n, err := humanize.ParseBytes(val)
+		if err != nil || n > maxByteSize {
+			return d.Errf("max_memory %q: not a size such as 256MiB or 1GiB", val)
+		}
+		h.MaxMemory = ByteSize(n)
 	}
 	return nil
 }

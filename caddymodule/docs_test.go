@@ -93,7 +93,7 @@ func TestDocsDirectiveReference(t *testing.T) {
 	}
 	// And the parser takes nothing the README leaves out.
 	for _, opt := range []string{"mode", "source", "serve_robots", "status", "body", "wildcard", "unreachable",
-		"refresh", "max_size", "fetch_timeout", "max_hosts", "new_hosts", "allow_agents", "log_allowed",
+		"refresh", "max_size", "fetch_timeout", "max_hosts", "max_memory", "new_hosts", "allow_agents", "log_allowed",
 		"content_usage", "verify"} {
 		if !slices.Contains(names, opt) {
 			t.Errorf("the README's directive reference leaves out %q", opt)

@@ -12,11 +12,11 @@ import (
 
 // stateGauges are the gauges read, when scraped, from the robots.txt
 // stores and the verifiers in use: how many hosts have which robots.txt
-// access, how old the oldest copy in force is, and how old each published
-// range list is. Stores and verifiers join and leave with the states that
+// access, how many octets they hold, how old the oldest copy in force is,
+// and how old each published range list is. Stores and verifiers join and leave with the states that
 // hold them, so the gauges follow config reloads.
 type stateGauges struct {
-	hosts, oldest, listAge *prometheus.Desc
+	hosts, bytes, oldest, listAge *prometheus.Desc
 
 	mu        sync.Mutex
 	stores    map[*robotstxt.Store]int // the handlers using each
@@ -28,6 +28,8 @@ func newStateGauges() *stateGauges {
 		hosts: prometheus.NewDesc("caddy_robots_enforce_robots_txt_hosts",
 			"Hosts whose robots.txt the handlers hold, by access of the copy in force (available, unavailable, unreachable).",
 			[]string{"access"}, nil),
+		bytes: prometheus.NewDesc("caddy_robots_enforce_robots_txt_bytes",
+			"Octets the hosts' robots.txt hold (parsed files, indexes, earlier versions), as counted against max_memory.", nil, nil),
 		oldest: prometheus.NewDesc("caddy_robots_enforce_robots_txt_oldest_age_seconds",
 			"Age of the oldest robots.txt copy in force, in seconds (refreshed within a day unless unreachable).", nil, nil),
 		listAge: prometheus.NewDesc("caddy_robots_enforce_ip_ranges_age_seconds",
@@ -40,6 +42,7 @@ func newStateGauges() *stateGauges {
 // Describe implements prometheus.Collector.
 func (g *stateGauges) Describe(ch chan<- *prometheus.Desc) {
 	ch <- g.hosts
+	ch <- g.bytes
 	ch <- g.oldest
 	ch <- g.listAge
 }
@@ -51,7 +54,9 @@ func (g *stateGauges) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now()
 	byAccess := map[string]int{"available": 0, "unavailable": 0, "unreachable": 0}
 	var oldest time.Duration
+	var bytes int64
 	for s := range g.stores {
+		bytes += s.Bytes()
 		counts, age := s.Stats(now)
 		for a, n := range counts {
 			byAccess[a.String()] += n
@@ -61,6 +66,7 @@ func (g *stateGauges) Collect(ch chan<- prometheus.Metric) {
 	for access, n := range byAccess {
 		ch <- prometheus.MustNewConstMetric(g.hosts, prometheus.GaugeValue, float64(n), access)
 	}
+	ch <- prometheus.MustNewConstMetric(g.bytes, prometheus.GaugeValue, float64(bytes))
 	ch <- prometheus.MustNewConstMetric(g.oldest, prometheus.GaugeValue, oldest.Seconds())
 	ages := make(map[string]time.Duration)
 	for v := range g.verifiers {

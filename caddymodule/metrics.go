@@ -30,6 +30,14 @@ type metrics struct {
 	escalated  *prometheus.CounterVec // mode
 	// listFailures counts range lists that could not be fetched or read.
 	listFailures *prometheus.CounterVec // list
+	// sitesForgotten, sitesRefetched, sitesRefused and robotsCut count
+	// what the bounds on sites (max_hosts, max_memory, new_hosts) do to
+	// them; siteSeries are their series by event, resolved once.
+	sitesForgotten *prometheus.CounterVec // reason
+	sitesRefetched prometheus.Counter
+	sitesRefused   *prometheus.CounterVec // reason
+	robotsCut      prometheus.Counter
+	siteSeries     [robotstxt.SiteCut + 1]prometheus.Counter
 	// gauges are read from the live states and verifiers when scraped;
 	// fleet from the states' storage loops.
 	gauges *stateGauges
@@ -109,9 +117,26 @@ func newCollectors() *metrics {
 			Namespace: "caddy", Subsystem: "robots_enforce", Name: "escalations_total",
 			Help: "Crawlers escalated for a violation (the violators option), by mode (enforce, block).",
 		}, []string{"mode"}),
+		sitesForgotten: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "sites_forgotten_total",
+			Help: "Sites whose robots.txt was let go to keep within a bound, by reason (max_hosts, max_memory).",
+		}, []string{"reason"}),
+		sitesRefetched: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "sites_refetched_total",
+			Help: "robots.txt fetched again for a site forgotten before its copy was due for a refresh: fetches the bounds cost.",
+		}),
+		sitesRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "sites_refused_total",
+			Help: "Requests for a site not held that were refused its robots.txt (host_budget), by reason (new_hosts: the budget of first fetches is spent; in_flight: max_hosts fetches are in flight).",
+		}, []string{"reason"}),
+		robotsCut: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "caddy", Subsystem: "robots_enforce", Name: "robots_txt_cut_total",
+			Help: "robots.txt files read only in part because the site would hold more than a quarter of max_memory.",
+		}),
 		gauges: newStateGauges(),
 		fleet:  newFleetCollector(),
 	}
+	m.resolveSiteSeries()
 	m.resolveClaimSeries()
 	for i, mode := range [2]string{"enforce", "log"} {
 		for u, fetcher := range [2]string{record.FetcherCrawler, record.FetcherUserTriggered} {
@@ -127,7 +152,8 @@ func newCollectors() *metrics {
 // (the same ones, registered by an earlier handler of the same
 // configuration) are fine; others under the same names are an error.
 func (m *metrics) registerIn(reg *prometheus.Registry) error {
-	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures, m.gauges, m.fleet} {
+	for _, c := range []prometheus.Collector{m.decisions, m.denials, m.fetches, m.claims, m.dnsLookups, m.escalated, m.listFailures,
+		m.sitesForgotten, m.sitesRefetched, m.sitesRefused, m.robotsCut, m.gauges, m.fleet} {
 		err := reg.Register(c)
 		var are prometheus.AlreadyRegisteredError
 		if err != nil && !(errors.As(err, &are) && are.ExistingCollector == c) {
@@ -169,6 +195,25 @@ func (m *metrics) countFetch(status int, err error) {
 		outcome = strconv.Itoa(status/100) + "xx"
 	}
 	m.fetches.WithLabelValues(outcome).Inc()
+}
+
+// resolveSiteSeries fills siteSeries, for the events a store tells of.
+func (m *metrics) resolveSiteSeries() {
+	for _, ev := range []robotstxt.SiteEvent{robotstxt.SiteForgottenHosts, robotstxt.SiteForgottenMemory} {
+		m.siteSeries[ev] = m.sitesForgotten.WithLabelValues(ev.String())
+	}
+	for _, ev := range []robotstxt.SiteEvent{robotstxt.SiteRefusedNewHosts, robotstxt.SiteRefusedInFlight} {
+		m.siteSeries[ev] = m.sitesRefused.WithLabelValues(ev.String())
+	}
+	m.siteSeries[robotstxt.SiteRefetched] = m.sitesRefetched
+	m.siteSeries[robotstxt.SiteCut] = m.robotsCut
+}
+
+// countSite counts what a store's bounds did to a site (StoreConfig.OnSite).
+func (m *metrics) countSite(ev robotstxt.SiteEvent, _ string) {
+	if int(ev) < len(m.siteSeries) && m.siteSeries[ev] != nil {
+		m.siteSeries[ev].Inc()
+	}
 }
 
 // countDenial counts a denial by its compliance, and whether a

@@ -102,6 +102,15 @@ type Handler struct {
 	// docs/internals.md). Default 1024.
 	MaxHosts int `json:"max_hosts,omitempty"`
 
+	// MaxMemory bounds the octets the hosts' robots.txt hold (upstream and
+	// url sources), beside MaxHosts: each host's parsed file, the index
+	// of its groups and its earlier versions, as the heap holds them.
+	// Past it, one is forgotten, sites in regular use last; a host whose
+	// file alone would hold more than a quarter of it is held read only
+	// as far as fits (see docs/internals.md). At least 64 MiB; JSON takes
+	// a number of octets or a size with a unit. Default 256MiB.
+	MaxMemory ByteSize `json:"max_memory,omitempty"`
+
 	// NewHosts is the budget of first fetches for hosts not seen before
 	// (upstream source): at most Count in any Per, on average. A request
 	// for a new host over budget is judged as if its robots.txt were
@@ -182,7 +191,8 @@ type Handler struct {
 }
 
 // ByteSize is a number of octets. In JSON it is a number, or a string with
-// a unit as the Caddyfile takes it ("500KiB", "1MiB", "2MB").
+// a unit as the Caddyfile takes it ("500KiB", "1MiB", "2MB"), up to
+// maxByteSize; each option bounds its own further.
 type ByteSize int
 
 // UnmarshalJSON reads a number of octets or a size with a unit.
@@ -208,8 +218,8 @@ func (b *ByteSize) UnmarshalJSON(data []byte) error {
 // a size with a unit, such as 500KiB, 1MiB or 2MB.
 func ParseByteSize(s string) (ByteSize, error) {
 	v, err := humanize.ParseBytes(s)
-	if err != nil || v > 1<<31 {
-		return 0, fmt.Errorf("max_size %q: not a size such as 500KiB or 1MiB", s)
+	if err != nil || v > maxByteSize {
+		return 0, fmt.Errorf("size %q: want a size such as 500KiB or 1MiB, at most 1TiB", s)
 	}
 	return ByteSize(v), nil
 }
@@ -258,6 +268,9 @@ const (
 	// maxMaxHosts bounds max_hosts: each host holds a parsed robots.txt of
 	// up to max_size, and a million is more sites than one server has.
 	maxMaxHosts = 1_000_000
+	// maxByteSize bounds a ByteSize as read: the most max_memory takes
+	// (robotstxt.MaxMaxMemory).
+	maxByteSize = robotstxt.MaxMaxMemory
 )
 
 // CaddyModule returns the Caddy module information.
@@ -359,6 +372,7 @@ func (h *Handler) buildSource(st *sharedState) error {
 	}
 	cfg := *s.Store
 	cfg.OnChange = st.logRobotsChange
+	cfg.OnSite = h.metrics.countSite
 	if st.persist != nil {
 		cfg.OnVersion = st.persist.keepBody
 	}

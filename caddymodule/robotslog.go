@@ -34,6 +34,9 @@ func (s *sharedState) logRobotsChange(key string, old, snap *robotstxt.Snapshot)
 	if old != nil && old.Hash != snap.Hash {
 		fields = append(fields, zap.String("previous_hash", old.Hash))
 	}
+	if snap.Truncated { // past max_size, or read only as far as max_memory lets the site hold
+		fields = append(fields, zap.Bool("truncated", true))
+	}
 	log := s.log().Named(robotsTxtLogger)
 	if snap.Failures == 0 {
 		if snap.Err != "" { // a 4xx: no file, no rules

@@ -282,6 +282,7 @@ func (h *Handler) readSource(s *Settings) {
 		FetchTimeout: time.Duration(h.FetchTimeout),
 		Refresh:      time.Duration(h.Refresh),
 		MaxHosts:     h.MaxHosts,
+		MaxMemory:    int64(h.MaxMemory),
 		Unreachable:  s.unreachable,
 	}
 	if h.NewHosts != nil {

@@ -96,7 +96,8 @@ func (h *Handler) stateKey() (string, error) {
 		FetchTimeout caddy.Duration
 		MaxHosts     int
 		NewHosts     *NewHosts
-	}{h.Source, h.Unreachable, h.Refresh, h.MaxSize, h.FetchTimeout, h.MaxHosts, h.NewHosts}
+		MaxMemory    ByteSize `json:",omitempty"` // left out at its default, so that the key of a state saved before stays
+	}{h.Source, h.Unreachable, h.Refresh, h.MaxSize, h.FetchTimeout, h.MaxHosts, h.NewHosts, h.MaxMemory}
 	b, err := json.Marshal(settings)
 	if err != nil {
 		return "", fmt.Errorf("robots_enforce state key: %w", err)

@@ -73,6 +73,13 @@ var fieldChecks = []fieldCheck{
 		}
 		return nil
 	}},
+	{"max_memory", func(h *Handler, _ *Settings) error {
+		if m := int64(h.MaxMemory); m != 0 && (m < robotstxt.MinMaxMemory || m > robotstxt.MaxMaxMemory) {
+			return fmt.Errorf("max_memory %d: want between %d (%d MiB, so that a quarter of it holds any robots.txt read to 500 KiB) and %d octets",
+				m, robotstxt.MinMaxMemory, robotstxt.MinMaxMemory>>20, int64(robotstxt.MaxMaxMemory))
+		}
+		return nil
+	}},
 	{"new_hosts", func(h *Handler, _ *Settings) error {
 		if n := h.NewHosts; n != nil && (n.Count <= 0 || n.Per <= 0) {
 			return fmt.Errorf("new_hosts %d per %v: want a positive count and period", n.Count, time.Duration(n.Per))

@@ -80,7 +80,10 @@
 // alike share one index. Comments and white space are not kept, nor is the
 // body. Over the files in testdata/robots, a parsed file holds a median
 // 2.7 times its size. Groups, Records and Diagnostics make their values
-// when called.
+// when called. HeldSize says what a parsed file holds, to the octet the
+// heap gives it, for a caller that bounds memory; DecisionsOnly makes a
+// copy that keeps only what allow and disallow decisions need, for one
+// that keeps older versions of a file to judge requests again.
 //
 // Callers that choose groups themselves decide a path they have made
 // canonical (AppendCanonical) with Group.DecideCanonical, and read its

@@ -16,6 +16,9 @@ type Robots struct {
 	text      string // the backing text
 	size      int
 	truncated bool
+	// decisionsOnly marks a copy that keeps what decisions need alone
+	// (see DecisionsOnly).
+	decisionsOnly bool
 
 	sources []sourceRec // the groups as written
 	delays  []delayRec

@@ -195,7 +195,7 @@ func checkHandler(fl caddycmd.Flags, robots string, v *caddymodule.Verify) (*cad
 	}
 	if size := fl.String("max-size"); size != "" {
 		if h.MaxSize, err = caddymodule.ParseByteSize(size); err != nil {
-			return nil, flagError(err)
+			return nil, fmt.Errorf("--max-size %q: not a size such as 500KiB or 1MiB", size)
 		}
 	}
 	if esc := fl.String("escalated"); esc != "" {

@@ -28,6 +28,9 @@ type Choice struct {
 // header's last choice in cache: it reuses that choice when it was made
 // in x, else makes it and keeps it.
 func (x *GroupIndex) ChooseCached(t *agent.Tokens, cache *atomic.Pointer[Choice]) Match {
+	if x.places == nil {
+		return x.Choose(t) // an earlier version's index, or no file: nothing to name groups by
+	}
 	if c := cache.Load(); c != nil && c.index == x.self {
 		m := Match{n: c.n, generic: c.generic, dropped: c.dropped}
 		for i := range c.n {

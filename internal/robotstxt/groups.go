@@ -90,7 +90,7 @@ type GroupIndex struct {
 	filter groupFilter
 	// google holds the groups whose patterns Google's reading reads
 	// otherwise (see googleGroup), for evidence.
-	google map[*rules.Group]googleGroup
+	google map[*rules.Group]*googleGroup
 	// self, named and places let a header's cached choice of groups name
 	// them without holding them (see Choice).
 	self   weak.Pointer[GroupIndex]
@@ -114,7 +114,7 @@ func NewGroupIndex(r *rules.Robots) *GroupIndex {
 		seen[g] = true
 		if gg := newGoogleGroup(g); gg != nil {
 			if x.google == nil {
-				x.google = make(map[*rules.Group]googleGroup)
+				x.google = make(map[*rules.Group]*googleGroup)
 			}
 			x.google[g] = gg
 		}

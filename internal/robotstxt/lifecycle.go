@@ -80,7 +80,9 @@ type lifecycle struct {
 	minRefresh  time.Duration // shortest time between fetches
 	unreachable UnreachablePolicy
 	longUnreach UnreachablePolicy
-	keepBody    bool // keep each file's body in its snapshot
+	keepBody    bool  // keep each file's body in its snapshot
+	maxSite     int64 // the most a site holds, a quarter of MaxMemory (see fit)
+	onSite      func(SiteEvent, string)
 }
 
 // next returns the snapshot that follows prev (nil for a host not fetched
@@ -108,7 +110,9 @@ func (l *lifecycle) next(prev *Snapshot, source string, o accessOutcome, now tim
 			s.Body = o.body
 		}
 	}
-	return s.follow(prev, now)
+	s.follow(prev, now)
+	l.fit(s, o.body, o.truncated)
+	return s
 }
 
 // failed is next for an unreachable outcome. RFC 9309 §2.3.1.4: the file
@@ -144,7 +148,9 @@ func (l *lifecycle) failed(prev *Snapshot, source string, o accessOutcome, now t
 	s.Failures, s.FailingSince = failures, since
 	s.CheckedAt = now
 	s.RefreshAt = now.Add(l.backoff(failures))
-	return s.follow(prev, now)
+	next := s.follow(prev, now)
+	l.fit(next, nil, false)
+	return next
 }
 
 // backoff is the wait before the next attempt after the given number of

@@ -110,6 +110,11 @@ func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool),
 	var inMain, inFifo []restored
 	mainRoom := s.hosts.max - s.hosts.floor - s.hosts.main.EstimatedSize()
 	fifoRoom := s.hosts.floor - s.hosts.fifo.Len()
+	// And in octets, so that no site is restored only to push out a
+	// hotter one: the table's main part evicts by its policy, which
+	// knows nothing of the sites' uses until they are all in.
+	mainBytes := s.hosts.budget - s.hosts.byteFloor - s.hosts.bytes.Load()
+	fifoBytes := s.hosts.byteFloor
 	keys := make(map[string]bool)
 	for _, site := range sites {
 		if mainRoom <= 0 && fifoRoom <= 0 {
@@ -122,13 +127,22 @@ func (s *Store) Restore(sites []SavedSite, body func(sum string) ([]byte, bool),
 		if e == nil {
 			continue
 		}
-		keys[site.Key] = true
+		s.hosts.weigh(e)
+		w := e.weight.Load()
 		r := restored{e, warmth(site.Uses, site.LastUsed, now)}
-		if (site.Uses >= 2 || site.Uses == 0) && mainRoom > 0 || fifoRoom <= 0 {
-			inMain, mainRoom = append(inMain, r), mainRoom-1
-		} else {
-			inFifo, fifoRoom = append(inFifo, r), fifoRoom-1
+		hot := site.Uses >= 2 || site.Uses == 0
+		fitsMain := mainRoom > 0 && w <= mainBytes
+		fitsFifo := s.hosts.floor > 0 && fifoRoom > 0 && w <= fifoBytes
+		switch {
+		case fitsMain && (hot || !fitsFifo):
+			inMain, mainRoom, mainBytes = append(inMain, r), mainRoom-1, mainBytes-w
+		case fitsFifo:
+			inFifo, fifoRoom, fifoBytes = append(inFifo, r), fifoRoom-1, fifoBytes-w
+		default:
+			s.hosts.bytes.Add(-w) // no room for it in octets: not restored
+			continue
 		}
+		keys[site.Key] = true
 	}
 	// The coldest first, so that the hottest are the most recent too.
 	for i := len(inFifo) - 1; i >= 0; i-- {
@@ -195,6 +209,10 @@ func (s *Store) restoreSite(site SavedSite, body func(sum string) ([]byte, bool)
 	e.uses.Store(site.Uses)
 	cur := versions[0]
 	cur.Earlier = cur.keepEarlier(versions[1:], now)
+	cur.weigh()
+	if s.life.fit(cur, nil, false); cur.weight() > s.life.maxSite {
+		return nil // held whole past its share of a smaller budget: fetched anew
+	}
 	if now.Sub(cur.FetchedAt) < s.cfg.Refresh && !cur.FetchedAt.After(now) {
 		cur.RefreshAt = now // refreshed with the first request
 		e.snap.Store(cur)
@@ -231,6 +249,7 @@ func (s *Store) restoreVersion(sv SavedVersion, body func(sum string) ([]byte, b
 	if hex.EncodeToString(v.sum[:]) != sv.Sum {
 		return nil // a body that is not the version's
 	}
+	v.weigh()
 	return v
 }
 

@@ -149,7 +149,11 @@ type Snapshot struct {
 	// §2.4 lets it cache robots.txt for a day). At most MaxVersions-1 are
 	// kept; a site that publishes more versions in a day loses the oldest
 	// first, and a crawler that was served one of those is given the
-	// benefit of the doubt (see package enforce).
+	// benefit of the doubt (see package enforce); a Store that holds a
+	// site's versions within its share of MaxMemory drops the oldest
+	// first too. Each holds what compliance reads alone: its Robots
+	// decides allow and disallow as the file did, and finds no usage
+	// preference, record or diagnostic (rules.Robots.DecisionsOnly).
 	Earlier []*Snapshot
 	// ReplacedAt, on a snapshot in Earlier, is when it stopped being in
 	// force; zero on the snapshot in force.
@@ -164,6 +168,11 @@ type Snapshot struct {
 	// among Earlier (see SetFleet), is the snapshot of its own that it
 	// extends; nil otherwise.
 	own *Snapshot
+	// held is what it holds of its own, Earlier aside (see weigh).
+	held int64
+	// lean marks an earlier version, which keeps what compliance reads
+	// alone (see forCompliance).
+	lean bool
 }
 
 // MaxVersions bounds the versions of one site a Snapshot knows: the one
@@ -296,20 +305,22 @@ func (s *Snapshot) follow(prev *Snapshot, now time.Time) *Snapshot {
 		s.ChangedAt = prev.ChangedAt
 		earlier = prev.Earlier
 	default:
-		old := *prev
-		old.Earlier, old.ReplacedAt, old.Body = nil, now, nil
+		old := *prev.forCompliance()
+		old.ReplacedAt = now
 		s.ChangedAt = now
 		earlier = append([]*Snapshot{&old}, prev.Earlier...)
 	}
 	s.Earlier = s.keepEarlier(earlier, now)
+	s.weigh()
 	return s
 }
 
 // keepEarlier returns the versions of candidates, newest first, that s,
 // in force at now, keeps in Earlier: those replaced less than GraceWindow
 // ago, each version once (its newest place), none the same version as s,
-// and at most MaxVersions-1 of them, the oldest dropped first. This keeps
-// memory bounded, and the records' judged versions free of repeats.
+// and at most MaxVersions-1 of them, the oldest dropped first, each as
+// compliance reads it (see forCompliance). This keeps memory bounded, and
+// the records' judged versions free of repeats.
 func (s *Snapshot) keepEarlier(candidates []*Snapshot, now time.Time) []*Snapshot {
 	var kept []*Snapshot
 	for _, e := range candidates {
@@ -319,7 +330,7 @@ func (s *Snapshot) keepEarlier(candidates []*Snapshot, now time.Time) []*Snapsho
 		if now.Sub(e.ReplacedAt) >= GraceWindow || s.sameVersion(e) || slices.ContainsFunc(kept, e.sameVersion) {
 			continue
 		}
-		kept = append(kept, e)
+		kept = append(kept, e.forCompliance())
 	}
 	return kept
 }

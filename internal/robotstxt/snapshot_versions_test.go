@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
 // versionNames returns the names of vs, as records list them.
@@ -101,4 +103,75 @@ func TestStoreRestoreDedupesVersions(t *testing.T) {
 		t.Errorf("restored versions %s (%d earlier), want v1 then v2, once each", versionNames(got), len(snap.Earlier))
 	}
 	settle(t, s, "a.example")
+}
+
+// An earlier version holds what compliance reads alone: its allow and
+// disallow rules decide as they did, by this profile's reading and
+// Google's, with the index of its groups, and its usage preferences,
+// records and diagnostics are let go; it holds less than it did in force.
+func TestLifecycleEarlierKeepsWhatComplianceReads(t *testing.T) {
+	l := testLifecycle()
+	body := "Sitemap: https://a.example/s.xml\nUser-agent: GPTBot\nDisallow: /caf%C3%A9/\nContent-Usage: /blog/ train-ai=n, x=y\n" +
+		strings.Repeat("Content-Usage: /p/ ai-use=n\n", 50) + "Nonsense line\nUser-agent: *\nDisallow: /private/\n"
+	v1 := l.next(nil, robotsA, outcomeAvailable(body), snapEpoch)
+	v2 := l.next(v1, robotsA, outcomeAvailable("User-agent: *\nDisallow: /\n"), snapEpoch.Add(time.Hour))
+	if len(v2.Earlier) != 1 {
+		t.Fatalf("%d earlier versions, want 1", len(v2.Earlier))
+	}
+	old := v2.Earlier[0]
+	if old.VersionName() != v1.VersionName() || !old.lean || old.Body != nil {
+		t.Errorf("the earlier version is %s (lean %v, body %d octets), want %s, lean, no body", old.VersionName(), old.lean, len(old.Body), v1.VersionName())
+	}
+	for _, tt := range []struct{ agent, target string }{
+		{"GPTBot", "/caf%C3%A9/menu"}, {"GPTBot", "/café/menu"}, {"GPTBot", "/blog/x"}, {"other", "/private/x"}, {"other", "/"},
+	} {
+		g, was := old.Robots.GroupFor(tt.agent), v1.Robots.GroupFor(tt.agent)
+		path := string(rules.AppendCanonical(nil, tt.target))
+		if got, want := g.DecideCanonical(path).Allowed, was.DecideCanonical(path).Allowed; got != want {
+			t.Errorf("earlier: %s on %s allowed %v, in force it was %v", tt.agent, tt.target, got, want)
+		}
+		if got, want := old.GoogleAllows(g, tt.target), v1.GoogleAllows(was, tt.target); got != want {
+			t.Errorf("earlier: Google's reading of %s on %s allows %v, in force it did %v", tt.agent, tt.target, got, want)
+		}
+	}
+	if old.Robots.GroupFor("GPTBot").HasUsage() || old.Robots.Sitemaps() != nil || old.Robots.Diagnostics() != nil {
+		t.Errorf("the earlier version keeps usage preferences, records or diagnostics, which compliance never reads")
+	}
+	if old.Groups().places != nil || v1.Groups().places == nil {
+		t.Errorf("the earlier version's index keeps the places of cached choices, which only the version in force is asked for")
+	}
+	if old.held >= v1.held {
+		t.Errorf("the earlier version holds %d octets, no less than the %d it held in force", old.held, v1.held)
+	}
+	t.Logf("in force %d octets, earlier %d", v1.held, old.held)
+}
+
+// A site whose versions together would hold more than its share keeps the
+// newest that fit, the oldest dropped first; the version in force stays
+// whole while it fits alone.
+func TestLifecycleVersionsFitTheSiteShare(t *testing.T) {
+	l := testLifecycle()
+	body := func(n int) string { return fmt.Sprintf("User-agent: *\nDisallow: /v%d\n", n) + synthetic(t, 200<<10) }
+	at := func(m int) time.Time { return snapEpoch.Add(time.Duration(m) * time.Minute) }
+	one := NewVersion(nil, robotsA, []byte(body(0)), at(0)).weight()
+	l.maxSite = 4*one + one/2 // the version in force and three earlier ones, about
+	var s *Snapshot
+	for i := range MaxVersions {
+		s = l.next(s, robotsA, outcomeAvailable(body(i)), at(i))
+	}
+	if w := s.weight(); w > l.maxSite {
+		t.Errorf("the site holds %d octets, more than its share %d", w, l.maxSite)
+	}
+	if n := len(s.Earlier); n < 2 || n > 4 {
+		t.Errorf("%d earlier versions kept, want the 2 to 4 that fit", n)
+	}
+	for i, e := range s.Earlier {
+		want := NewVersion(nil, robotsA, []byte(body(MaxVersions-2-i)), at(0)).Hash
+		if e.Hash != want {
+			t.Errorf("earlier version %d is %s, want %s: the newest kept, the oldest dropped", i, e.Hash, want)
+		}
+	}
+	if s.Truncated || s.Robots.Allowed("x", fmt.Sprintf("/v%d", MaxVersions-1)) {
+		t.Errorf("the version in force was cut, or does not decide as its file says")
+	}
 }

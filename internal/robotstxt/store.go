@@ -66,6 +66,7 @@ type hostEntry struct {
 	via      atomic.Pointer[siteVia]       // the fetcher the caller gave for its fetches, if any
 	seed     *Snapshot                     // a restored copy too old to be in force, that the first fetch follows
 	fleet    atomic.Pointer[fleetVersions] // the fleet's versions of the host, published with its own (see SetFleet)
+	weight   atomic.Int64                  // the octets it holds, as the table counts them (see hostTable.weigh)
 }
 
 // use notes a request at now, and reports whether it is the first of its
@@ -104,9 +105,11 @@ func NewStore(cfg StoreConfig) (*Store, error) {
 			unreachable: cfg.Unreachable,
 			longUnreach: cfg.LongUnreachable,
 			keepBody:    cfg.KeepBody,
+			maxSite:     cfg.MaxMemory/4 - siteReserve,
+			onSite:      cfg.OnSite,
 		},
 	}
-	s.hosts = newHostTable(cfg.MaxHosts)
+	s.hosts = newHostTable(cfg.MaxHosts, cfg.MaxMemory, cfg.OnSite)
 	s.newHosts = rate.NewLimiter(rate.Limit(float64(cfg.NewHosts)/cfg.NewHostsPer.Seconds()), cfg.NewHosts)
 	s.stopped, s.stop = context.WithCancel(context.Background())
 	s.fleetWanted = make(chan struct{}, 1)

@@ -18,6 +18,25 @@ const (
 	// DefaultMaxHosts bounds the hosts a Store tracks, so that requests
 	// with random Host headers cannot grow its memory without limit.
 	DefaultMaxHosts = 1024
+	// DefaultMaxMemory bounds the octets the sites a Store tracks hold
+	// (see StoreConfig.MaxMemory). It holds DefaultMaxHosts sites of
+	// 256 KiB each: every file of testdata/robots but the 500 KiB
+	// synthetic one holds less than 310 KB with its index, the median
+	// 14 KB, so for sites of ordinary size DefaultMaxHosts binds first,
+	// while 1,024 sites answering files at the size limit, which hold
+	// 1.7 MB each, would take 1.7 GB. Go's collector lets the heap grow
+	// to twice what it keeps live (GOGC=100), so this costs a process up
+	// to about 550 MB of resident memory (docs/internals.md).
+	DefaultMaxMemory = 256 << 20
+	// MinMaxMemory is the least MaxMemory: a site holds at most a quarter
+	// of it (see StoreConfig.MaxMemory), and a quarter of this holds any
+	// file read to 500 KiB, the least RFC 9309 §2.5 has crawlers read, so
+	// that no file is read less far: the files made to hold the most hold
+	// about 10 times their size (TestMinMaxMemory).
+	MinMaxMemory = 64 << 20
+	// MaxMaxMemory bounds MaxMemory: the table weighs sites in KiB in 32
+	// bits, and a terabyte is more than one process holds.
+	MaxMaxMemory = 1 << 40
 	// maxHostLen bounds a host name (253 octets for DNS, with room for a
 	// port or an IPv6 literal): longer Host headers are not tracked.
 	MaxHostLen = 300
@@ -70,6 +89,21 @@ type StoreConfig struct {
 	// whose fetch is in flight is never forgotten; such hosts are
 	// bounded by MaxHosts too, which makes the most tracked twice it.
 	MaxHosts int
+	// MaxMemory bounds the octets the sites tracked hold, beside
+	// MaxHosts; the default is DefaultMaxMemory, the least MinMaxMemory.
+	// A site holds its snapshot in force and its earlier versions (see
+	// Snapshot.Earlier), counted as the heap holds them
+	// (rules.Robots.HeldSize), and a small overhead. Past the bound, a
+	// site is forgotten as past MaxHosts, by the same policy: the sites in
+	// regular use last. A site that alone holds more than a quarter of
+	// MaxMemory (the least every new site has room for) keeps fewer
+	// earlier versions, the oldest dropped first, and when the file in
+	// force alone holds more, it is read only as far as fits, as a file
+	// past MaxSize is (RFC 9309 §2.5): the rest is not read and
+	// Snapshot.Truncated says so. A body kept with KeepBody counts, but
+	// is never cut. Sites whose fetch is in flight count at their weight
+	// before it, beyond the bound (see MaxHosts).
+	MaxMemory int64
 	// NewHosts and NewHostsPer are the budget of first fetches: hosts not
 	// tracked yet start a fetch at most NewHosts times in any NewHostsPer,
 	// on average (a token bucket holding NewHosts). A host over budget is
@@ -107,6 +141,10 @@ type StoreConfig struct {
 	// Restore. It is called from the goroutine that fetched, before the
 	// version is in force, and must not block for long.
 	OnVersion func(sum string, body []byte)
+	// OnSite, when set, is told what the store's bounds do to sites (see
+	// SiteEvent), with the site's key, or for SiteCut its robots.txt URL.
+	// It is called with the store's locks held, and must not block.
+	OnSite func(ev SiteEvent, site string)
 }
 
 // checkMaxSize returns the parse limit for a configured MaxSize.
@@ -163,6 +201,11 @@ func (cfg StoreConfig) withDefaults() (StoreConfig, error) {
 		cfg.MaxHosts = DefaultMaxHosts
 	} else if cfg.MaxHosts < 0 {
 		fail("max hosts %d is negative", cfg.MaxHosts)
+	}
+	if cfg.MaxMemory == 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	} else if cfg.MaxMemory < MinMaxMemory || cfg.MaxMemory > MaxMaxMemory {
+		fail("max memory %d: want between %d (%d MiB) and %d octets", cfg.MaxMemory, MinMaxMemory, MinMaxMemory>>20, int64(MaxMaxMemory))
 	}
 	switch cfg.Unreachable {
 	case UnreachableDefault:

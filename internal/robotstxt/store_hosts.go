@@ -133,11 +133,14 @@ func (s *Store) entry(key string, now time.Time, via Fetcher) (*hostEntry, error
 	if s.hosts.full() {
 		// Checked before the budget is spent: a host refused here may
 		// come back within it.
+		s.hosts.tell(SiteRefusedInFlight, key)
 		return nil, refuse(RefusalHostBudget, "%s: %d fetches in flight, as many as max hosts allows", u, s.cfg.MaxHosts)
 	}
 	if !s.newHosts.AllowN(now, 1) {
+		s.hosts.tell(SiteRefusedNewHosts, key)
 		return nil, refuse(RefusalHostBudget, "%s: more than %d new hosts in %v", u, s.cfg.NewHosts, s.cfg.NewHostsPer)
 	}
+	s.hosts.fetchingAgain(key, now)
 	e := &hostEntry{host: key, url: u, ready: make(chan struct{})}
 	if via != nil {
 		e.via.Store(&siteVia{via})

@@ -59,12 +59,27 @@ import (
 // a host that comes back is a new entry. The fetches in flight are
 // bounded by MaxHosts, as before: past that, a new host is refused and a
 // refresh waits for the next request.
+//
+// The table bounds the octets its hosts hold too (MaxMemory), the same
+// way: the FIFO holds what the main part leaves of MaxMemory, and at
+// least a quarter of it; main's otter cache weighs each host by what it
+// holds (see store_weight.go), in KiB, and evicts by that weight with
+// the same policy. Its bound on hosts, which one weight cannot carry as
+// well, is kept by store_budget.go: past it, main's maximum is lowered
+// until its policy has let as many hosts go, and set back.
+
+// mainSketchHosts bounds the hosts main's frequency sketch is sized for up
+// front (see newHostTable).
+const mainSketchHosts = 4 * DefaultMaxHosts
 
 // hostTable is a Store's hosts, by lower-case host. Its fields but the
 // caches are guarded by Store.mu, but for the lock-free reads noted.
 type hostTable struct {
-	main  *otter.Cache[string, *hostEntry] // hosts asked for again after their first fetch
-	ghost *otter.Cache[string, struct{}]   // names of hosts forgotten
+	main *otter.Cache[string, *hostEntry] // hosts asked for again after their first fetch
+	// ghost holds the names of hosts forgotten, each with when its copy
+	// was due for a refresh (Unix nanoseconds), to tell a fetch the
+	// bounds cost (SiteRefetched).
+	ghost *otter.Cache[string, int64]
 	// young holds the hosts whose first fetch is in flight and those of
 	// the FIFO; it is read without the lock.
 	young sync.Map
@@ -74,37 +89,53 @@ type hostTable struct {
 	// inFlight counts the fetches in flight: first fetches and pinned
 	// refreshes; read without the lock.
 	inFlight atomic.Int64
+	pinned   int // hosts of main whose refresh is in flight
+
+	budget    int64        // MaxMemory
+	byteFloor int64        // the least the FIFO may hold, in octets
+	fifoBytes int64        // what the FIFO's hosts hold
+	bytes     atomic.Int64 // what every host held holds, those in flight too
+	// trimming is set while main evicts for MaxHosts (see fitCount), to
+	// tell why a host was forgotten.
+	trimming atomic.Bool
+	onSite   func(SiteEvent, string)
 }
 
-// newHostTable returns a table of at most max hosts, and as many more
-// whose first fetch is in flight.
-func newHostTable(max int) *hostTable {
-	t := &hostTable{max: max, floor: max / 4} // no FIFO below 4: new hosts go straight to main
+// newHostTable returns a table of at most max hosts holding at most
+// budget octets, and as many more whose first fetch is in flight. It
+// tells onSite (nil for none) of the hosts it forgets.
+func newHostTable(max int, budget int64, onSite func(SiteEvent, string)) *hostTable {
+	t := &hostTable{max: max, floor: max / 4, budget: budget, byteFloor: budget / 4, onSite: onSite} // no FIFO below 4 hosts: new hosts go straight to main
 	mainMax := max - t.floor
 	t.main = otter.Must(&otter.Options[string, *hostEntry]{
-		MaximumWeight: uint64(mainMax),
+		MaximumWeight: kib(budget),
 		Weigher: func(_ string, e *hostEntry) uint32 {
 			if e.pinned.Load() {
 				return 0 // never evicted for size: see pin
 			}
-			return 1
+			return uint32(kib(e.weight.Load()))
 		},
 		// The sketch is sized up front for this many hosts, so that uses
-		// count from the first; a larger table grows it once half full.
-		// DefaultMaxHosts keeps a Store with max_hosts 1000000 and three
-		// sites from allocating tens of megabytes at start.
-		InitialCapacity: min(mainMax, DefaultMaxHosts),
+		// count from the first; a larger table grows it to its hosts
+		// once half full by weight, which a table of small files held
+		// to MaxHosts may never be, so the size up front is generous:
+		// 4,096 hosts cost 166 KB, where max_hosts 1000000 would cost
+		// tens of megabytes for a Store of three sites.
+		InitialCapacity: min(mainMax, mainSketchHosts),
 		// Under the lock of the entry's bucket: an atomic store, and a
 		// write to the other cache, whose locks are its own.
 		OnAtomicDeletion: func(ev otter.DeletionEvent[string, *hostEntry]) {
 			if ev.WasEvicted() {
-				ev.Value.evicted.Store(true)
-				t.ghost.Set(ev.Key, struct{}{})
+				why := SiteForgottenMemory
+				if t.trimming.Load() {
+					why = SiteForgottenHosts
+				}
+				t.forgot(ev.Value, why)
 			}
 		},
 		Executor: func(fn func()) { fn() },
 	})
-	t.ghost = otter.Must(&otter.Options[string, struct{}]{
+	t.ghost = otter.Must(&otter.Options[string, int64]{
 		MaximumSize:     max,
 		InitialCapacity: min(max, DefaultMaxHosts),
 		Executor:        func(fn func()) { fn() },
@@ -160,6 +191,7 @@ func (t *hostTable) addPending(e *hostEntry) {
 // when it comes back from the ghost list or there is no FIFO. The caller
 // holds Store.mu.
 func (t *hostTable) settle(e *hostEntry) {
+	t.weigh(e)
 	if _, back := t.ghost.GetIfPresent(e.host); back || t.floor == 0 {
 		t.ghost.Invalidate(e.host)
 		t.toMain(e)
@@ -170,36 +202,42 @@ func (t *hostTable) settle(e *hostEntry) {
 
 // push adds e to the FIFO, forgetting its oldest hosts past its room.
 func (t *hostTable) push(e *hostEntry) {
-	t.trim(t.fifoRoom() - 1)
+	t.trim(t.fifoRoom()-1, t.fifoByteRoom()-e.weight.Load())
 	e.elem = t.fifo.PushBack(e)
 	e.inFifo.Store(true)
+	t.fifoBytes += e.weight.Load()
 	t.resize()
 }
 
-// resize gives the main part the room the FIFO leaves of MaxHosts, up to
-// its floor: a host promoted below the bound is always admitted, and a
-// FIFO that grows to its floor at the bound takes its room from the main
-// part, whose policy lets its least valuable hosts go. Past its floor,
-// the FIFO only holds what the main part leaves (see fifoRoom), and takes
-// nothing from it.
+// resize gives the main part the room the FIFO leaves of MaxHosts and
+// MaxMemory, up to its floors: a host promoted below the bounds is always
+// admitted, and a FIFO that grows to its floors at the bounds takes its
+// room from the main part, whose policy lets its least valuable hosts go.
+// Past its floors, the FIFO only holds what the main part leaves (see
+// fifoRoom), and takes nothing from it.
 func (t *hostTable) resize() {
-	t.main.SetMaximum(uint64(max(t.max-min(t.fifo.Len(), t.floor), 1)))
+	t.main.SetMaximum(t.mainByteRoom())
+	t.fitCount()
 }
 
 // fifoRoom returns how many hosts the FIFO may hold: what main leaves of
 // MaxHosts, and at least its floor.
-func (t *hostTable) fifoRoom() int { return max(t.floor, t.max-t.main.EstimatedSize()) }
+func (t *hostTable) fifoRoom() int { return max(t.floor, t.max-t.mainHeld()) }
 
-// trim forgets the FIFO's oldest hosts until it holds at most room, and
-// keeps their names in the ghost list.
-func (t *hostTable) trim(room int) {
-	for t.fifo.Len() > 0 && t.fifo.Len() > room {
+// trim forgets the FIFO's oldest hosts until it holds at most room hosts
+// and bytes octets, and keeps their names in the ghost list.
+func (t *hostTable) trim(room int, bytes int64) {
+	for t.fifo.Len() > 0 && (t.fifo.Len() > room || t.fifoBytes > bytes) {
+		why := SiteForgottenMemory
+		if t.fifo.Len() > room {
+			why = SiteForgottenHosts
+		}
 		old := t.fifo.Remove(t.fifo.Front()).(*hostEntry)
 		old.elem = nil
 		old.inFifo.Store(false)
+		t.fifoBytes -= old.weight.Load()
 		t.young.Delete(old.host)
-		old.evicted.Store(true)
-		t.ghost.Set(old.host, struct{}{})
+		t.forgot(old, why)
 	}
 	t.resize()
 }
@@ -213,6 +251,7 @@ func (t *hostTable) promote(e *hostEntry) bool {
 	t.fifo.Remove(e.elem)
 	e.elem = nil
 	e.inFifo.Store(false)
+	t.fifoBytes -= e.weight.Load()
 	t.resize() // its room in the FIFO is main's now
 	t.toMain(e)
 	return true
@@ -224,15 +263,16 @@ func (t *hostTable) promote(e *hostEntry) bool {
 func (t *hostTable) toMain(e *hostEntry) {
 	t.main.Set(e.host, e)
 	t.young.Delete(e.host)
-	t.trim(t.fifoRoom())
+	t.trim(t.fifoRoom(), t.fifoByteRoom())
 }
 
 // add puts e, restored, in main, or in the FIFO when fifo is set. The
 // caller holds Store.mu.
 func (t *hostTable) add(e *hostEntry, fifo bool) {
+	t.weigh(e)
 	if !fifo || t.floor == 0 {
 		t.main.Set(e.host, e)
-		t.trim(t.fifoRoom())
+		t.trim(t.fifoRoom(), t.fifoByteRoom())
 		return
 	}
 	t.young.Store(e.host, e)
@@ -248,9 +288,11 @@ func (t *hostTable) pin(e *hostEntry) bool {
 		return false
 	}
 	e.pinned.Store(true)
+	t.pinned++
 	t.promote(e)
 	if !t.reweigh(e) {
 		e.pinned.Store(false)
+		t.pinned--
 		return false
 	}
 	t.inFlight.Add(1)
@@ -266,7 +308,12 @@ func (t *hostTable) done(e *hostEntry) {
 		t.settle(e)
 		t.inFlight.Add(-1)
 	case e.pinned.CompareAndSwap(true, false):
+		// Weighed before main weighs it again: until then its weight
+		// there is zero, and no eviction reads the weight changing.
+		t.weigh(e)
+		t.pinned--
 		t.reweigh(e)
+		t.resize() // one host more counts in main
 		t.inFlight.Add(-1)
 	}
 }
@@ -284,8 +331,8 @@ func (t *hostTable) reweigh(e *hostEntry) bool {
 	return ok && v == e
 }
 
-// len returns the number of hosts held, pending first fetches aside. The
-// caller holds Store.mu.
+// len returns the number of hosts held, pending first fetches aside,
+// those whose refresh is in flight included. The caller holds Store.mu.
 func (t *hostTable) len() int { return t.main.EstimatedSize() + t.fifo.Len() }
 
 // hottest returns the hosts held from the most to the least likely to
