@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/robotstxt"
 )
 
@@ -162,6 +164,42 @@ func TestFleetJudgesAsOne(t *testing.T) {
 		}
 		if id := fleetRecord(t, d, "/drafts/a").str("instance"); id != "" {
 			t.Errorf("D, without distributed, names instance %q; want none", id)
+		}
+	})
+	// The audit of the three instances' records lists RogueBot's
+	// escalation once, begun on A, with the denials B and C made under it
+	// (B's and C's /public, a moment apart, count as one request: see the
+	// audit's DuplicateWindow; B's /private/y is another).
+	t.Run("merged audit", func(t *testing.T) {
+		dir := t.TempDir()
+		var logs []string
+		for name, node := range map[string]*hxCaddy{"A": a, "B": b, "C": c} {
+			var lines []byte
+			for _, msg := range []string{"robots.txt decision", "robots.txt served"} {
+				for _, rec := range fleetLines(node, msg) {
+					line, _ := json.Marshal(rec)
+					lines = append(append(lines, line...), '\n')
+				}
+			}
+			path := filepath.Join(dir, name+".log")
+			if err := os.WriteFile(path, lines, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logs = append(logs, path)
+		}
+		out := filepath.Join(dir, "audit.json")
+		var r audit.Report
+		evRun(t, append([]string{"robots", "audit", "--format", "json", "--output", out}, logs...), out, &r)
+		var rogue []audit.Escalation
+		for _, e := range r.Escalations {
+			if e.Agent == "RogueBot" {
+				rogue = append(rogue, e)
+			}
+		}
+		ia := fleetRecord(t, a, "/private/x").str("instance")
+		if len(rogue) != 1 || rogue[0].Instance != ia || rogue[0].EscalatedBy != "/private/x" || (rogue[0].Denied < 2 || rogue[0].Denied > 3) {
+			t.Errorf("RogueBot's escalations in the merged audit: %+v\nwant one, begun on A (%s) by /private/x, with B's and C's denials", rogue, ia)
+
 		}
 	})
 	for name, node := range map[string]*hxCaddy{"A": a, "B": b, "C": c} {
