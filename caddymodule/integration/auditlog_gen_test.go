@@ -18,6 +18,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"      // file_server, log writers and encoders
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/render"
 )
 
 // The -update-auditlog flag runs TestAuditLogGenerate, which writes
@@ -300,7 +301,7 @@ func auditLogCheck(t *testing.T, log []byte) {
 	}
 	if t.Failed() {
 		var b bytes.Buffer
-		_ = r.WriteTable(&b)
+		_ = render.Table(&b, r)
 		t.Log(b.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/render"
 	"github.com/robotsenforce/caddy-robots-enforce/rules"
 )
 
@@ -120,7 +121,7 @@ cannot be read, or an output file that cannot be written.`,
 // auditOptions are the flags and arguments of "caddy robots audit".
 type auditOptions struct {
 	opts     audit.Options
-	format   audit.Format
+	format   render.Format
 	output   string
 	inputs   []string // patterns expanded
 	detail   bool
@@ -154,7 +155,7 @@ func readAuditOptions(fl caddycmd.Flags, now time.Time) (auditOptions, error) {
 		errs = append(errs, fmt.Errorf("--mode %q: want enforce or log", fl.String("mode")))
 	}
 	var err error
-	if o.format, err = audit.ParseFormat(fl.String("format")); err != nil {
+	if o.format, err = render.ParseFormat(fl.String("format")); err != nil {
 		errs = append(errs, fmt.Errorf("--format: %w", err))
 	}
 	if o.opts.TopPaths = fl.Int("top"); o.opts.TopPaths < 1 || o.opts.TopPaths > audit.DefaultPathCounters {
@@ -283,10 +284,10 @@ func checkInput(name string) error {
 // writeAuditReport writes the report to o.output, or to out.
 func writeAuditReport(r *audit.Report, o auditOptions, out io.Writer) (int, error) {
 	write := func(w io.Writer) error {
-		if o.format == audit.FormatTable && o.detail {
-			return r.WriteTableDetail(w)
+		if o.format == render.FormatTable && o.detail {
+			return render.TableDetail(w, r)
 		}
-		return r.Write(w, o.format)
+		return render.Write(w, r, o.format)
 	}
 	if o.output == "" {
 		if err := write(out); err != nil {
@@ -305,7 +306,7 @@ func writeAuditReport(r *audit.Report, o auditOptions, out io.Writer) (int, erro
 func writeEvidence(r *audit.Report, o auditOptions, errOut io.Writer) (int, error) {
 	ev := audit.NewEvidence(o.evidence, r, o.opts.Texts)
 	twin := evidenceTwin(o.output)
-	if err := writeFile(o.output, ev.WriteHTML); err != nil {
+	if err := writeFile(o.output, func(w io.Writer) error { return render.EvidenceHTML(w, ev) }); err != nil {
 		return exitUsage, fmt.Errorf("robots audit: %w", err)
 	}
 	if err := writeFile(twin, ev.WriteJSON); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/render"
 )
 
 // auditV3 are the version 3 logs of two instances (see
@@ -43,7 +44,7 @@ func TestAuditHelpWords(t *testing.T) {
 		t.Errorf("--help quotes %q, the table writes %q:\n%s", inHelp, inOutput, out)
 	}
 	var formats []string
-	for _, f := range audit.Formats {
+	for _, f := range render.Formats {
 		formats = append(formats, string(f))
 	}
 	if !strings.Contains(auditUsage, "--format "+strings.Join(formats, "|")) {

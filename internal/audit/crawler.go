@@ -3,7 +3,9 @@ package audit
 import (
 	"bytes"
 	"slices"
+	"strings"
 
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/words"
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
 
@@ -401,4 +403,56 @@ func appendLower[T string | []byte](dst []byte, s T) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// Proven says who a row is and how that was proven: "verified by
+// ip_ranges", "unverified: no method could check the claim".
+func (c *Crawler) Proven() string {
+	switch c.Identity {
+	case IdentityVerified:
+		if len(c.IdentityMethods) == 0 {
+			return "verified"
+		}
+		return "verified by " + strings.Join(c.IdentityMethods, ", ")
+	case IdentityUnverified:
+		return "unverified: no method could check the claim"
+	case IdentityPending:
+		return "pending: the check had not finished when the request was decided"
+	case IdentityUnconfirmed:
+		return "unconfirmed: the check neither confirmed nor refuted the claim"
+	case IdentityForged:
+		return "forged: the claim failed its identity check"
+	case IdentityNone:
+		return "no claim checked"
+	}
+	return words.Clean(c.Identity)
+}
+
+// Name names a row's crawler with its identity: "GPTBot",
+// "GPTBot (verified)", "forged GPTBot".
+func (c *Crawler) Name() string {
+	switch c.Identity {
+	case IdentityNone, "":
+		return words.Clean(c.Agent)
+	case IdentityForged:
+		return "forged " + words.Clean(c.Agent)
+	}
+	return words.Clean(c.Agent) + " (" + words.Clean(c.Identity) + ")"
+}
+
+// String names a row: its crawler, with its identity, at its site.
+func (c *Crawler) String() string {
+	return c.Name() + " at " + words.Clean(c.Host)
+}
+
+// Fetched says whether and how the row's crawler is known to have fetched
+// robots.txt: "yes (token)", "yes (client)", "no" or "unknown".
+func (c *Crawler) Fetched() string {
+	switch {
+	case c.FetchedRobots:
+		return "yes (" + c.FetchedLink + ")"
+	case c.FetchUnknown:
+		return "unknown"
+	}
+	return "no"
 }

@@ -95,6 +95,14 @@
 // (EvidenceOptions) the evidence a site sends the crawler's operator, with
 // the versions' texts (Texts, found in a copy of Caddy's storage).
 //
+// # Output
+//
+// A Report and an Evidence write their own JSON (WriteJSON); package
+// render writes them for people: the table, CSV and HTML report and the
+// evidence page. Report.Notes are the report's caveats in sentences, and
+// Crawler.Name, String, Fetched and Proven name a row, so that every form
+// says them alike.
+//
 // # Two passes
 //
 // ReadInputs reads the logs twice: first every serve, then the records,

@@ -109,7 +109,7 @@ type EvidenceRow struct {
 
 func evidenceRow(c *Crawler) EvidenceRow {
 	return EvidenceRow{
-		Identity: c.Identity, IdentityMethods: c.IdentityMethods, Proven: identityText(c), Mode: c.Mode,
+		Identity: c.Identity, IdentityMethods: c.IdentityMethods, Proven: c.Proven(), Mode: c.Mode,
 		Requests: c.Requests, Allowed: c.Allowed, Violations: c.Violations, Grace: c.Grace, Protective: c.Protective,
 		ViolationsAfterFetch: c.ViolationsAfterFetch, FetchedLink: c.FetchedLink, FetchedBy: c.FetchedBy,
 		FirstSeen: c.FirstSeen, LastSeen: c.LastSeen, ClientAddresses: c.ClientAddresses, UserAgents: c.UserAgents,
@@ -174,7 +174,7 @@ func NewEvidence(agent string, r *Report, texts *Texts) *Evidence {
 	ev := &Evidence{
 		Agent: agent, FetcherClass: "crawler", Since: r.Filter.Since, Until: r.Filter.Until, Host: r.Filter.Host,
 		First: r.First, Last: r.Last, Sites: []EvidenceSite{}, Forged: []ForgedCount{},
-		Inputs: r.Inputs, Merge: r.Merge, Notes: r.notes(),
+		Inputs: r.Inputs, Merge: r.Merge, Notes: r.Notes(),
 	}
 	if ev.Notes == nil {
 		ev.Notes = []string{}
@@ -304,7 +304,7 @@ func (v *EvidenceVersion) fill(texts *Texts) {
 // readingOf reads the request q under version name.
 func readingOf(texts *Texts, name, agent string, q *Request) Reading {
 	rd := Reading{Version: name}
-	if name == versionUnavailable {
+	if name == VersionUnavailable {
 		rd.Verdict, rd.Why = "allow", "no robots.txt: every path is allowed (RFC 9309 §2.3.1.3)"
 		return rd
 	}

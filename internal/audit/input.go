@@ -48,7 +48,7 @@ type LineCounts struct {
 
 func (c *LineCounts) skip(k SkipKind) {
 	if c.Skipped == nil {
-		c.Skipped = make(map[string]int64, numSkipKinds)
+		c.Skipped = make(map[string]int64, NumSkipKinds)
 	}
 	c.Skipped[k.String()]++
 }
@@ -62,7 +62,7 @@ func (c *LineCounts) addTo(t *LineCounts) {
 	t.Duplicates += c.Duplicates
 	for k, n := range c.Skipped {
 		if t.Skipped == nil {
-			t.Skipped = make(map[string]int64, numSkipKinds)
+			t.Skipped = make(map[string]int64, NumSkipKinds)
 		}
 		t.Skipped[k] += n
 	}

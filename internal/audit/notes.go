@@ -4,65 +4,68 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/words"
 )
 
-// notes are the caveats of a report, in plain sentences, shared by the
-// table and HTML formats. Each is computed from the report's own numbers,
-// and printed only when what it says is true of them.
-func (r *Report) notes() []string {
+// Notes are the caveats of a report, in plain sentences, shared by its
+// table and HTML forms (package render) and its evidence. Each is
+// computed from the report's own numbers, and printed only when what it
+// says is true of them.
+func (r *Report) Notes() []string {
 	var n []string
 	add := func(format string, args ...any) { n = append(n, fmt.Sprintf(format, args...)) }
 	if r.OnlyDenials {
 		s := "No allowed requests were recorded; with log_allowed on they would be. Without them, RATE is the share of violations among denials, not among all requests"
-		if r.everyRate(1) {
+		if everyRate(r, 1) {
 			s += ", so every rate is 100%"
 		}
 		add("%s.", s)
 	}
 	m := r.Missing
 	if m.Time > 0 {
-		add("Records without a readable time: %s; they are counted, but not in first or last seen, nor over time.", commas(m.Time))
+		add("Records without a readable time: %s; they are counted, but not in first or last seen, nor over time.", words.Commas(m.Time))
 	}
 	if l := r.Legacy; l.Denials > 0 {
-		counted := pluralVerb(l.Violations, "counted as a violation", "counted as violations")
+		counted := words.PluralVerb(l.Violations, "counted as a violation", "counted as violations")
 		if g := l.Denials - l.Violations; g > 0 {
-			counted += ", " + commas(g) + " as grace"
+			counted += ", " + words.Commas(g) + " as grace"
 		}
 		add("%s from records without compliance (record version 1), which cannot tell protective denials (an alternate spelling of the path, a fail-closed denial) from violations: %s.",
-			pluralVerb(l.Denials, "denial comes", "denials come"), counted)
+			words.PluralVerb(l.Denials, "denial comes", "denials come"), counted)
 		if l.WithoutGrace > 0 {
-			add("%s of them lack grace too (an older record schema still): they count as violations even where a robots.txt change had just disallowed the path.", commas(l.WithoutGrace))
+			add("%s of them lack grace too (an older record schema still): they count as violations even where a robots.txt change had just disallowed the path.", words.Commas(l.WithoutGrace))
 		}
 	}
-	if k := r.countRows(func(c *Crawler) bool { return c.FetchUnknown }); k > 0 {
+	if k := countRows(r, func(c *Crawler) bool { return c.FetchUnknown }); k > 0 {
 		whose := "their records"
 		if k == 1 {
 			whose = "its records"
 		}
 		add("%s robots.txt fetched \"unknown\": %s do not say whether the crawler had been served robots.txt (an older record schema), and no robots.txt serve in the logs links to it.",
-			pluralVerb(int64(k), "row shows", "rows show"), whose)
+			words.PluralVerb(int64(k), "row shows", "rows show"), whose)
 	}
 	if m.RobotsHash > 0 {
-		add("Records without robots_hash: %s; the robots.txt version they were decided by is unknown.", commas(m.RobotsHash))
+		add("Records without robots_hash: %s; the robots.txt version they were decided by is unknown.", words.Commas(m.RobotsHash))
 	}
 	if slices.ContainsFunc(r.Crawlers, estimated) { // forgeries' paths are not listed
 		add("Path counts marked ~ are estimates: the crawler asked for more distinct paths than are counted (%d); each count is at most its ±error above the true one.", r.PathCounters)
 	}
 	if f := r.Fetches; f.Dropped > 0 {
 		add("%s not kept for linking (past %s kept by site and client or token): a crawler they would have linked may show robots.txt fetched \"no\".",
-			pluralVerb(f.Dropped, "robots.txt serve was", "robots.txt serves were"), commas(MaxFetchKeys))
+			words.PluralVerb(f.Dropped, "robots.txt serve was", "robots.txt serves were"), words.Commas(MaxFetchKeys))
 	}
 	if f := r.Fetches; f.RowsPastIPs > 0 {
 		add("%s from more than %d clients: a robots.txt fetch by one of the others links only if it was read before that client's first record.",
-			pluralVerb(int64(f.RowsPastIPs), "row came", "rows came"), MaxClientIPs)
+			words.PluralVerb(int64(f.RowsPastIPs), "row came", "rows came"), MaxClientIPs)
 	}
 	if f := r.Fetches; f.RowsPastTimes > 0 {
 		add("AFTER FETCH is a lower bound for %s: of their violations without a fetch on record, only the first %s read are compared with a fetch that other logs show.",
-			pluralVerb(int64(f.RowsPastTimes), "row", "rows"), commas(MaxViolationTimes))
+			words.PluralVerb(int64(f.RowsPastTimes), "row", "rows"), words.Commas(MaxViolationTimes))
 	}
 	if e := r.EscalationStats; e.Dropped > 0 {
 		add("%s not listed: past the %s kept, those that began latest.",
-			pluralVerb(e.Dropped, "escalation's beginning is", "escalations' beginnings are"), commas(int64(e.Max)))
+			words.PluralVerb(e.Dropped, "escalation's beginning is", "escalations' beginnings are"), words.Commas(int64(e.Max)))
 	}
 	if e := r.EscalationStats; e.DeniedUnlisted > 0 {
 		why := "it is in an earlier log, or the filter left it out"
@@ -70,19 +73,19 @@ func (r *Report) notes() []string {
 			why += ", or it was past the escalations kept"
 		}
 		add("%s to no escalation listed: the violation that began it is not among the records read (%s).",
-			pluralVerb(e.DeniedUnlisted, "escalated denial belongs", "escalated denials belong"), why)
+			words.PluralVerb(e.DeniedUnlisted, "escalated denial belongs", "escalated denials belong"), why)
 	}
-	n = append(n, r.mergeNotes()...)
+	n = append(n, mergeNotes(r)...)
 	for _, in := range r.Inputs {
 		if in.Warning != "" {
-			add("%s: %s.", inputName(in.Name), strings.TrimSuffix(in.Warning, "."))
+			add("%s: %s.", words.InputName(in.Name), strings.TrimSuffix(in.Warning, "."))
 		}
 	}
 	return n
 }
 
 // everyRate reports whether every crawler row has the violation rate v.
-func (r *Report) everyRate(v float64) bool {
+func everyRate(r *Report, v float64) bool {
 	for i := range r.Crawlers {
 		if r.Crawlers[i].ViolationRate != v {
 			return false
@@ -92,7 +95,7 @@ func (r *Report) everyRate(v float64) bool {
 }
 
 // countRows counts the rows, of crawlers and forgeries, for which f holds.
-func (r *Report) countRows(f func(c *Crawler) bool) int {
+func countRows(r *Report, f func(c *Crawler) bool) int {
 	k := 0
 	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries} {
 		for i := range rows {
@@ -114,17 +117,9 @@ func estimated(c Crawler) bool {
 	return false
 }
 
-// pluralVerb writes a count with the singular or plural phrase after it.
-func pluralVerb(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return commas(n) + " " + many
-}
-
 // mergeNotes say what the merged re-judgement changed and what it could
 // not do.
-func (r *Report) mergeNotes() []string {
+func mergeNotes(r *Report) []string {
 	var n []string
 	m := r.Merge
 	var moved []string
@@ -138,7 +133,7 @@ func (r *Report) mergeNotes() []string {
 		{m.GraceToProtective, "recorded as grace are protective"},
 	} {
 		if c.n > 0 {
-			moved = append(moved, commas(c.n)+" "+c.text)
+			moved = append(moved, words.Commas(c.n)+" "+c.text)
 		}
 	}
 	if len(moved) > 0 {
@@ -147,22 +142,22 @@ func (r *Report) mergeNotes() []string {
 	if m.Unknown > 0 {
 		what := "no text was found (give the storage directory, --storage)"
 		if len(m.Texts.Storage) > 0 {
-			what = "no text was found in " + clean(strings.Join(m.Texts.Storage, ", "))
+			what = "no text was found in " + words.Clean(strings.Join(m.Texts.Storage, ", "))
 		}
 		n = append(n, fmt.Sprintf("%s judged again against a version the audit could not read (%s, or a reading it cannot tell): counted as allowing, as the handler counts a version it no longer knows.",
-			pluralVerb(m.Unknown, "denial was", "denials were"), what))
+			words.PluralVerb(m.Unknown, "denial was", "denials were"), what))
 	}
 	if m.Duplicates > 0 {
 		n = append(n, fmt.Sprintf("%s left out: another record of the same request (a copy of a log, or an instance in front of another) is counted.",
-			pluralVerb(m.Duplicates, "record was", "records were")))
+			words.PluralVerb(m.Duplicates, "record was", "records were")))
 	}
 	if m.DuplicatesUnchecked > 0 {
 		n = append(n, fmt.Sprintf("%s past the %s checked for copies, counted as read.",
-			pluralVerb(m.DuplicatesUnchecked, "denial was", "denials were"), commas(MaxDuplicateChecks)))
+			words.PluralVerb(m.DuplicatesUnchecked, "denial was", "denials were"), words.Commas(MaxDuplicateChecks)))
 	}
 	if t := m.Texts; t.Mismatched > 0 {
 		n = append(n, fmt.Sprintf("%s content that does not hash to its name: not read.",
-			pluralVerb(int64(t.Mismatched), "file of the storage directory holds", "files of the storage directory hold")))
+			words.PluralVerb(int64(t.Mismatched), "file of the storage directory holds", "files of the storage directory hold")))
 	}
 	return n
 }

@@ -99,7 +99,7 @@ func TestNotesOfLimits(t *testing.T) {
 		{FetchStats{RowsPastTimes: 1}, []string{"times"}},
 	} {
 		r := &Report{Fetches: tt.f}
-		if got := notesOf(r.notes()); !slices.Equal(got, tt.want) {
+		if got := notesOf(r.Notes()); !slices.Equal(got, tt.want) {
 			t.Errorf("%+v: notes %q, want %q", tt.f, got, tt.want)
 		}
 	}
@@ -157,49 +157,12 @@ func TestNotes(t *testing.T) {
 		if _, err := a.Read("test.log", strings.NewReader(tt.log)); err != nil {
 			t.Fatal(err)
 		}
-		notes := a.Report().notes()
+		notes := a.Report().Notes()
 		if got := notesOf(notes); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: notes %q, want %q:\n%s", tt.name, got, tt.want, strings.Join(notes, "\n"))
 		}
 		if tt.phrase != "" && !strings.Contains(strings.Join(notes, "\n"), tt.phrase) {
 			t.Errorf("%s: no note says %q:\n%s", tt.name, tt.phrase, strings.Join(notes, "\n"))
-		}
-	}
-}
-
-// TestNoRecordsMessage checks that the table and the page say "No
-// compliance records." only when there are none: forgeries are records.
-func TestNoRecordsMessage(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		log  string
-		want bool
-	}{
-		{"nothing", "", true},
-		{"a serve only", serve("https://example.com", "192.0.2.1", 1, "A"), true},
-		{"forgeries only", v2("GPTBot", "deny", "violation", "identity", "forged"), false},
-		{"a crawler", v2("A", "allow", "allowed"), false},
-	} {
-		a := New(Options{})
-		if _, err := a.Read("test.log", strings.NewReader(tt.log)); err != nil {
-			t.Fatal(err)
-		}
-		r := a.Report()
-		var table, page strings.Builder
-		if err := r.WriteTable(&table); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.WriteHTML(&page); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(table.String(), "No compliance records."); got != tt.want {
-			t.Errorf("%s: the table says no records: %v, want %v\n%s", tt.name, got, tt.want, table.String())
-		}
-		if got := strings.Contains(page.String(), `<p id="no-records">No compliance records.</p>`); got != tt.want {
-			t.Errorf("%s: the page says no records: %v, want %v", tt.name, got, tt.want)
-		}
-		if forged := strings.Contains(table.String(), "forged GPTBot"); forged != (tt.name == "forgeries only") {
-			t.Errorf("%s: the table shows the forgery: %v\n%s", tt.name, forged, table.String())
 		}
 	}
 }

@@ -35,10 +35,12 @@ const (
 	// (or, for a violation, the verdict of either reading).
 	SkipInvalid
 
-	numSkipKinds
+	// NumSkipKinds is the number of kinds: SkipKind(0) to NumSkipKinds-1
+	// are every one of them.
+	NumSkipKinds
 )
 
-var skipKindNames = [numSkipKinds]string{
+var skipKindNames = [NumSkipKinds]string{
 	SkipBlank:        "blank",
 	SkipNotJSON:      "not_json",
 	SkipMalformed:    "malformed",
@@ -51,7 +53,7 @@ var skipKindNames = [numSkipKinds]string{
 
 // String returns the kind's stable name, as used in reports.
 func (k SkipKind) String() string {
-	if k < numSkipKinds {
+	if k < NumSkipKinds {
 		return skipKindNames[k]
 	}
 	return "unknown"

@@ -166,7 +166,7 @@ func (a *Auditor) readVersion(rec *rawRecord, v string) (rfc, google knowledge) 
 		return knowDenies, knowDenies
 	case in && rec.outcome == outGrace && len(judged) == 1:
 		return knowAllows, knowUnknown
-	case v == versionUnavailable:
+	case v == VersionUnavailable:
 		return knowAllows, knowAllows
 	}
 	vt, _ := a.opts.Texts.Text(v)

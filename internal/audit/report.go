@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"encoding/json"
+	"io"
 	"time"
 )
 
@@ -249,4 +251,13 @@ type PathCount struct {
 type VersionCount struct {
 	Hash  string `json:"hash"`
 	Count int64  `json:"count"`
+}
+
+// WriteJSON writes the report as indented JSON; see Report for its fields.
+// Times are RFC 3339 in UTC; the buckets of each crawler's series follow
+// Report.Buckets.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

@@ -187,7 +187,7 @@ func newVersionText(name, sum string, body []byte) *VersionText {
 // has none.
 func (t *Texts) Text(name string) (*VersionText, string) {
 	switch name {
-	case versionUnavailable, versionUnreachable, versionDisallowAll:
+	case VersionUnavailable, VersionUnreachable, VersionDisallowAll:
 		return nil, TextNoFile
 	}
 	if t == nil {
@@ -258,11 +258,16 @@ func readSmall(path string) ([]byte, error) {
 	return b, nil
 }
 
-// The names of versions that are no file (the handler's VersionName).
+// The names of versions that are no file (the handler's VersionName): what
+// a crawler was served when robots.txt answered 4xx, could not be reached,
+// or was to be read as disallowing everything.
 const (
-	versionUnavailable = "unavailable"
-	versionUnreachable = "unreachable"
-	versionDisallowAll = "disallow_all"
+	// VersionUnavailable: robots.txt answered with a client error (4xx).
+	VersionUnavailable = "unavailable"
+	// VersionUnreachable: robots.txt could not be fetched.
+	VersionUnreachable = "unreachable"
+	// VersionDisallowAll: everything was disallowed.
+	VersionDisallowAll = "disallow_all"
 )
 
 func isHexSum(s string) bool { return len(s) == 64 && isHexName(s) }

@@ -53,7 +53,7 @@ func TestOpenTexts(t *testing.T) {
 		{hashOf(v3), v3, ""},
 		{hashOf(mergeV2), "", TextMissing},
 		{hashOf("elsewhere"), "", TextMissing},
-		{versionUnavailable, "", TextNoFile},
+		{VersionUnavailable, "", TextNoFile},
 		{"../../etc", "", TextMissing},
 	} {
 		vt, why := texts.Text(tt.name)

@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // htmlEvilRecord names its agent, host and path with markup, to check that
@@ -18,19 +20,17 @@ const htmlEvilRecord = `{"ts":1795295011.5,"logger":"http.handlers.robots_enforc
 
 // htmlReport returns the report of compliance.log, the version 2 logs and
 // the evil record, and its HTML.
-func htmlReport(t *testing.T) (*Report, []byte) {
+func htmlReport(t *testing.T) (*audit.Report, []byte) {
 	t.Helper()
-	a := New(Options{})
+	a := audit.New(audit.Options{})
 	readLog(t, a, "compliance.log")
 	for _, name := range v2Logs {
 		readLog(t, a, name)
 	}
-	if _, err := a.Read("evil.log", strings.NewReader(htmlEvilRecord)); err != nil {
-		t.Fatal(err)
-	}
+	readText(t, a, "evil.log", htmlEvilRecord)
 	r := a.Report()
 	var b bytes.Buffer
-	if err := r.WriteHTML(&b); err != nil {
+	if err := HTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return r, b.Bytes()

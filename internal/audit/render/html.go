@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	_ "embed"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/words"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
@@ -55,7 +58,7 @@ const (
 
 // htmlView is what the template draws.
 type htmlView struct {
-	R              *Report
+	R              *audit.Report
 	Headline       string
 	Skipped        string
 	Notes          []string
@@ -76,7 +79,7 @@ type htmlView struct {
 }
 
 type htmlRow struct {
-	C                    *Crawler
+	C                    *audit.Crawler
 	Pair, Agent, Host    string
 	Claimed              string
 	Identity, Methods    string
@@ -109,7 +112,7 @@ type htmlCells []string
 
 // htmlEscalation is one row of the escalated crawlers' table.
 type htmlEscalation struct {
-	E                         *Escalation
+	E                         *audit.Escalation
 	Agent, Identity, IP, Site string
 	Mode, Since, Until        string
 	Denied, Violations        string
@@ -156,12 +159,12 @@ type htmlTimeline struct {
 	EndX, MaxY        string
 }
 
-// WriteHTML writes the report as one self-contained HTML page: a summary
+// HTML writes the report as one self-contained HTML page: a summary
 // table, the forged claims, the escalated crawlers, a bar chart of denials per crawler, each
 // crawler's requests over time by what they count as, its top disallowed
 // paths, and the inputs read.
-func (r *Report) WriteHTML(w io.Writer) error {
-	v := htmlView{R: r, Headline: r.headline(), Skipped: skippedText(r.Total), Notes: r.notes(), Width: widthText(r.Buckets.Width()), ForgeriesIntro: forgeriesIntro}
+func HTML(w io.Writer, r *audit.Report) error {
+	v := htmlView{R: r, Headline: headline(r), Skipped: skippedText(r.Total), Notes: r.Notes(), Width: widthText(r.Buckets.Width()), ForgeriesIntro: forgeriesIntro}
 	for i := range r.Crawlers {
 		v.Rows = append(v.Rows, htmlRowOf(&r.Crawlers[i]))
 	}
@@ -179,45 +182,45 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for i := range r.Escalations {
 		e := &r.Escalations[i]
 		v.Escalations = append(v.Escalations, htmlEscalation{
-			E: e, Agent: clean(e.Agent), Identity: clean(e.Identity), IP: escalationIPText(e), Site: clean(e.Site),
-			Mode: clean(e.Mode), Since: timeOrUnknown(e.Since), Until: timeOrUnknown(e.Until),
-			Denied: commas(e.Denied), Violations: commas(e.Violations),
-			StartedAt: timeOrUnknown(e.StartedAt), StartedBy: clean(e.EscalatedBy),
+			E: e, Agent: words.Clean(e.Agent), Identity: words.Clean(e.Identity), IP: escalationIPText(e), Site: words.Clean(e.Site),
+			Mode: words.Clean(e.Mode), Since: timeOrUnknown(e.Since), Until: timeOrUnknown(e.Until),
+			Denied: words.Commas(e.Denied), Violations: words.Commas(e.Violations),
+			StartedAt: timeOrUnknown(e.StartedAt), StartedBy: words.Clean(e.EscalatedBy),
 		})
 	}
-	v.Chart = r.barChart()
+	v.Chart = barChart(r)
 	for i := range r.Crawlers {
 		if len(v.Timelines) == maxTimelines {
 			v.MoreTL = len(r.Crawlers) - i
 			break
 		}
 		if r.Buckets.Count > 0 {
-			v.Timelines = append(v.Timelines, r.timelineChart(&r.Crawlers[i]))
+			v.Timelines = append(v.Timelines, timelineChart(r, &r.Crawlers[i]))
 		}
 	}
 	return reportTemplate.Execute(w, &v)
 }
 
-func htmlRowOf(c *Crawler) htmlRow {
+func htmlRowOf(c *audit.Crawler) htmlRow {
 	row := htmlRow{
-		C: c, Pair: pairText(c), Agent: clean(c.Agent), Host: clean(c.Host), Claimed: agentText(c),
-		Identity: clean(c.Identity), Methods: strings.Join(c.IdentityMethods, ", "),
+		C: c, Pair: c.String(), Agent: words.Clean(c.Agent), Host: words.Clean(c.Host), Claimed: c.Name(),
+		Identity: words.Clean(c.Identity), Methods: strings.Join(c.IdentityMethods, ", "),
 		Mode: modeText(c), IPs: ipsText(c),
-		Requests: commas(c.Requests), Denied: commas(c.Denied), Grace: commas(c.Grace),
-		Violations: commas(c.Violations), Protective: commas(c.Protective), Rate: percent(c.ViolationRate),
-		ViolationsText: plural(c.Violations, "violation"),
-		AfterFetch:     commas(c.ViolationsAfterFetch), Fetched: fetchedDetail(c),
-		FetchedText: fetchedText(c), FetchedAt: timeText(c.FetchedBy),
+		Requests: words.Commas(c.Requests), Denied: words.Commas(c.Denied), Grace: words.Commas(c.Grace),
+		Violations: words.Commas(c.Violations), Protective: words.Commas(c.Protective), Rate: percent(c.ViolationRate),
+		ViolationsText: words.Plural(c.Violations, "violation"),
+		AfterFetch:     words.Commas(c.ViolationsAfterFetch), Fetched: fetchedDetail(c),
+		FetchedText: c.Fetched(), FetchedAt: timeText(c.FetchedBy),
 		First: timeText(c.FirstSeen), Last: timeText(c.LastSeen),
 	}
 	for _, p := range c.TopPaths {
-		row.Paths = append(row.Paths, htmlPath{countText(p), clean(p.Path)})
+		row.Paths = append(row.Paths, htmlPath{countText(p), words.Clean(p.Path)})
 	}
 	for _, ver := range c.RobotsVersions {
-		row.Versions = append(row.Versions, htmlVersion{clean(ver.Hash), commas(ver.Count)})
+		row.Versions = append(row.Versions, htmlVersion{words.Clean(ver.Hash), words.Commas(ver.Count)})
 	}
 	for _, ver := range c.JudgedVersions {
-		row.Judged = append(row.Judged, htmlVersion{clean(ver.Hash), commas(ver.Count)})
+		row.Judged = append(row.Judged, htmlVersion{words.Clean(ver.Hash), words.Commas(ver.Count)})
 	}
 	row.detail(c)
 	return row
@@ -225,8 +228,8 @@ func htmlRowOf(c *Crawler) htmlRow {
 
 // detail fills the row's detail, as text cells in the columns of the
 // table format's detail.
-func (row *htmlRow) detail(c *Crawler) {
-	row.IdentityText = identityText(c)
+func (row *htmlRow) detail(c *audit.Crawler) {
+	row.IdentityText = c.Proven()
 	row.UserTriggered = c.FetcherClass == record.FetcherUserTriggered
 	row.RequestsWhat = "Violating requests"
 	if row.UserTriggered {
@@ -236,11 +239,11 @@ func (row *htmlRow) detail(c *Crawler) {
 	row.UserAgents = cellsOf(userAgentColumns, c.UserAgents)
 	row.RequestCells = cellsOf(requestColumns, c.ViolatingRequests)
 	if c.ViolatingRequestsMore > 0 {
-		row.RequestsMore = plural(c.ViolatingRequestsMore, "more violation") + " not listed (the earliest are)."
+		row.RequestsMore = words.Plural(c.ViolatingRequestsMore, "more violation") + " not listed (the earliest are)."
 	}
 	row.Fetches = cellsOf(fetchColumns, c.RobotsFetches)
 	if c.RobotsFetchesMore > 0 {
-		row.FetchesMore = plural(int64(c.RobotsFetchesMore), "more fetch") + " not listed (the earliest are)."
+		row.FetchesMore = words.Plural(int64(c.RobotsFetchesMore), "more fetch") + " not listed (the earliest are)."
 	}
 }
 
@@ -270,8 +273,8 @@ func cellsOf[T any](cols []column[T], rows []T) []htmlCells {
 // denials, split into violations after a known robots.txt fetch, other
 // violations, protective denials and grace. Forgeries have
 // no bar: they are no crawler's.
-func (r *Report) barChart() htmlBarChart {
-	var shown []*Crawler
+func barChart(r *audit.Report) htmlBarChart {
+	var shown []*audit.Crawler
 	var top int64
 	more := 0
 	for i := range r.Crawlers {
@@ -306,9 +309,9 @@ func (r *Report) barChart() htmlBarChart {
 	for i, c := range shown {
 		y := barTop + barRowHeight*float64(i)
 		row := htmlBarRow{
-			Agent: c.Agent, Host: c.Host, Label: fitText(pairText(c), barLabelWidth-16), FullLabel: pairText(c),
+			Agent: c.Agent, Host: c.Host, Label: fitText(c.String(), barLabelWidth-16), FullLabel: c.String(),
 			TextY: px(y + barHeight - 2), BarY: px(y), H: px(barHeight),
-			Value: commas(c.Violations),
+			Value: words.Commas(c.Violations),
 		}
 		x := barLabelWidth
 		for _, s := range []struct {
@@ -326,16 +329,16 @@ func (r *Report) barChart() htmlBarChart {
 			}
 			wd := barWidth * float64(s.n) / float64(top)
 			row.Segs = append(row.Segs, htmlRect{Class: s.class, X: px(x), Y: px(y), W: px(wd), H: px(barHeight),
-				Title: pairText(c) + ": " + commas(s.n) + " " + s.what})
+				Title: c.String() + ": " + words.Commas(s.n) + " " + s.what})
 			x += wd
 		}
 		row.ValueX = px(x + 6)
 		var extra []string
 		if c.Protective > 0 {
-			extra = append(extra, "+"+commas(c.Protective)+" protective")
+			extra = append(extra, "+"+words.Commas(c.Protective)+" protective")
 		}
 		if c.Grace > 0 {
-			extra = append(extra, "+"+commas(c.Grace)+" grace")
+			extra = append(extra, "+"+words.Commas(c.Grace)+" grace")
 		}
 		if len(extra) > 0 {
 			row.Value += " (" + strings.Join(extra, ", ") + ")"
@@ -365,7 +368,7 @@ func fitText(s string, width float64) string {
 // timelineChart draws one crawler's records per time bucket, stacked by
 // what they count as: allowed, grace, protective, violations. Each chart
 // has its own scale.
-func (r *Report) timelineChart(c *Crawler) htmlTimeline {
+func timelineChart(r *audit.Report, c *audit.Crawler) htmlTimeline {
 	n := float64(r.Buckets.Count)
 	plotW, plotH := tlWidth-tlLeft-tlRight, tlHeight-tlTop-tlBottom
 	var top int64 = 1
@@ -374,8 +377,8 @@ func (r *Report) timelineChart(c *Crawler) htmlTimeline {
 		top = max(top, b.Allowed+b.Violations+b.Grace+b.Protective)
 	}
 	t := htmlTimeline{
-		Agent: c.Agent, Host: c.Host, Pair: pairText(c),
-		Width: px(tlWidth), Height: px(tlHeight), Max: commas(top),
+		Agent: c.Agent, Host: c.Host, Pair: c.String(),
+		Width: px(tlWidth), Height: px(tlHeight), Max: words.Commas(top),
 		AxisY: px(tlTop + plotH), PlotBottom: px(tlTop + plotH + 14),
 		MaxY:       px(tlTop + 8),
 		EndX:       px(tlWidth - tlRight),
@@ -405,7 +408,7 @@ func (r *Report) timelineChart(c *Crawler) htmlTimeline {
 			h := plotH * float64(s.n) / float64(top)
 			y -= h
 			t.Rects = append(t.Rects, htmlRect{Class: s.class, X: px(x), Y: px(y), W: px(bw), H: px(h),
-				Title: timeText(start) + ": " + commas(s.n) + " " + s.what})
+				Title: timeText(start) + ": " + words.Commas(s.n) + " " + s.what})
 		}
 	}
 	return t

@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
 
 // layoutScript, put at the end of a copy of a page, measures the page as
@@ -106,26 +108,24 @@ func TestLayoutInChromium(t *testing.T) {
 	var extra strings.Builder
 	for i := range 200 {
 		compliance := []string{"violation", "protective", "grace"}[i%3]
-		extra.WriteString(v2("ExampleCrawlerWithALongName", "deny", compliance, "site", "https://a-rather-long-host-name.example.com", "uri", "/p"+itoa(int64(i))))
+		extra.WriteString(decision("ExampleCrawlerWithALongName", "deny", compliance, "site", "https://a-rather-long-host-name.example.com", "uri", "/p"+strconv.Itoa(i)))
 	}
-	a := New(Options{})
+	a := audit.New(audit.Options{})
 	readLog(t, a, "compliance.log")
 	for _, name := range v2Logs {
 		readLog(t, a, name)
 	}
 	for name, log := range map[string]string{"evil.log": htmlEvilRecord, "long.log": extra.String()} {
-		if _, err := a.Read(name, strings.NewReader(log)); err != nil {
-			t.Fatal(err)
-		}
+		readText(t, a, name, log)
 	}
 	var report bytes.Buffer
-	if err := a.Report().WriteHTML(&report); err != nil {
+	if err := HTML(&report, a.Report()); err != nil {
 		t.Fatal(err)
 	}
-	ev := evidenceOf(t, "BadBot", NewTexts([]byte(mergeV1), []byte(mergeV2)))
+	ev := evidenceBadBot(t)
 	ev.Sites[0].Violations[0].Target = "/" + strings.Repeat("very-long-segment-without-a-break", 40) + "?q=1"
 	var evidence bytes.Buffer
-	if err := ev.WriteHTML(&evidence); err != nil {
+	if err := EvidenceHTML(&evidence, ev); err != nil {
 		t.Fatal(err)
 	}
 	for _, page := range []struct {

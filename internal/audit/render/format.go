@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	"fmt"
@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/words"
 )
 
 // Format is an output format of a report.
@@ -39,68 +40,27 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // Write writes the report to w in format f.
-func (r *Report) Write(w io.Writer, f Format) error {
+func Write(w io.Writer, r *audit.Report, f Format) error {
 	switch f {
 	case FormatTable:
-		return r.WriteTable(w)
+		return Table(w, r)
 	case FormatJSON:
 		return r.WriteJSON(w)
 	case FormatCSV:
-		return r.WriteCSV(w)
+		return CSV(w, r)
 	case FormatHTML:
-		return r.WriteHTML(w)
+		return HTML(w, r)
 	}
 	return fmt.Errorf("format %q: want table, json, csv or html", f)
 }
 
 // Text shown for empty values.
 const (
-	noneText    = "(none)"
+	noneText    = words.None
 	noText      = "no"
 	unknownText = "unknown"
 	yesText     = "yes"
 )
-
-// clean makes record-derived text safe to print on a terminal: control
-// characters and invalid UTF-8 are shown as Go escapes, so that a request
-// target cannot move the cursor or change colours; "" becomes "(none)".
-func clean(s string) string {
-	if s == "" {
-		return noneText
-	}
-	ok := true
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
-
-// commas writes n with thousands separators.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
 
 // percent writes a rate as a percentage with one decimal.
 func percent(r float64) string {
@@ -115,35 +75,23 @@ func timeText(t time.Time) string {
 	return t.UTC().Format(time.DateTime)
 }
 
-// fetchedText says whether and how a crawler is known to have fetched
-// robots.txt: "yes (token)", "yes (client)", "no" or "unknown".
-func fetchedText(c *Crawler) string {
-	switch {
-	case c.FetchedRobots:
-		return yesText + " (" + c.FetchedLink + ")"
-	case c.FetchUnknown:
-		return unknownText
-	}
-	return noText
-}
-
-// fetchedDetail adds the time of the earliest fetch to fetchedText.
-func fetchedDetail(c *Crawler) string {
+// fetchedDetail adds the time of the earliest fetch to Crawler.Fetched.
+func fetchedDetail(c *audit.Crawler) string {
 	if c.FetchedBy.IsZero() {
-		return fetchedText(c)
+		return c.Fetched()
 	}
-	return fetchedText(c) + ", " + timeText(c.FetchedBy)
+	return c.Fetched() + ", " + timeText(c.FetchedBy)
 }
 
 // modeText names a row's modes; "(none)" when its records said none.
-func modeText(c *Crawler) string { return clean(c.Mode) }
+func modeText(c *audit.Crawler) string { return words.Clean(c.Mode) }
 
 // ipsText counts a row's client IPs: "3", or "64+" past MaxClientIPs.
-func ipsText(c *Crawler) string {
+func ipsText(c *audit.Crawler) string {
 	if c.ClientIPsMore {
-		return commas(int64(c.ClientIPs)) + "+"
+		return words.Commas(int64(c.ClientIPs)) + "+"
 	}
-	return commas(int64(c.ClientIPs))
+	return words.Commas(int64(c.ClientIPs))
 }
 
 // widthText writes a bucket width briefly: 1s, 15m, 6h, 1d, 7d.
@@ -161,42 +109,14 @@ func widthText(d time.Duration) string {
 
 // skippedText lists skipped lines by kind, in SkipKind order: "230
 // other_logger, 1 truncated"; "" for none.
-func skippedText(c LineCounts) string {
+func skippedText(c audit.LineCounts) string {
 	var parts []string
-	for k := range numSkipKinds {
+	for k := range audit.NumSkipKinds {
 		if n := c.Skipped[k.String()]; n > 0 {
-			parts = append(parts, commas(n)+" "+k.String())
+			parts = append(parts, words.Commas(n)+" "+k.String())
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// plural writes a count and a noun, with an s unless the count is 1.
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return commas(n) + " " + noun + "s"
-}
-
-// inputName names an input in text: "standard input" for "-".
-func inputName(name string) string {
-	if name == "-" {
-		return "standard input"
-	}
-	return clean(name)
-}
-
-// agentText names a row's crawler with its identity: "GPTBot",
-// "GPTBot (verified)", "forged GPTBot".
-func agentText(c *Crawler) string {
-	switch c.Identity {
-	case IdentityNone, "":
-		return clean(c.Agent)
-	case IdentityForged:
-		return "forged " + clean(c.Agent)
-	}
-	return clean(c.Agent) + " (" + clean(c.Identity) + ")"
 }
 
 // escalationsIntro heads the escalated crawlers in the table and HTML
@@ -205,11 +125,11 @@ const escalationsIntro = "Escalated crawlers: recorded with a violation, then, f
 
 // escalationIPText shows the address an escalation holds a claim to:
 // "(any)" for a verified crawler, escalated wherever it asks from.
-func escalationIPText(e *Escalation) string {
-	if e.Identity == IdentityVerified {
+func escalationIPText(e *audit.Escalation) string {
+	if e.Identity == audit.IdentityVerified {
 		return "(any)"
 	}
-	return clean(e.ClientIP)
+	return words.Clean(e.ClientIP)
 }
 
 // timeOrUnknown writes a time as timeText does, "unknown" for zero.
@@ -218,11 +138,6 @@ func timeOrUnknown(t time.Time) string {
 		return unknownText
 	}
 	return timeText(t)
-}
-
-// pairText names a row: its crawler, with its identity, at its site.
-func pairText(c *Crawler) string {
-	return agentText(c) + " at " + clean(c.Host)
 }
 
 // userTriggeredIntro heads the user-triggered fetchers in the table and

@@ -1,23 +1,15 @@
-package audit
+package render
 
 import (
 	"cmp"
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// WriteJSON writes the report as indented JSON; see Report for its fields.
-// Times are RFC 3339 in UTC; the buckets of each crawler's series follow
-// Report.Buckets.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+)
 
 // csvHeader are the columns of the csv format: those of the first
 // version, in their places, then those added since.
@@ -29,7 +21,7 @@ var csvHeader = []string{
 	"fetcher_class", "client_addresses", "user_agents", "violating_requests", "robots_fetches",
 }
 
-// WriteCSV writes one row per crawler, then one per forgery (identity
+// CSV writes one row per crawler, then one per forgery (identity
 // "forged"), then one per user-triggered fetcher (fetcher_class
 // "user_triggered"), after a header row. host is the site when records name one.
 // Times are RFC 3339 in UTC ("" when unknown); violation_rate is a
@@ -39,12 +31,12 @@ var csvHeader = []string{
 // "(none)" when unknown); client_ips is a count, "64+" past
 // MaxClientIPs. An agent or host that a spreadsheet would read as a
 // formula (starting with =, +, -, @, tab or CR) is prefixed with "'".
-func (r *Report) WriteCSV(w io.Writer) error {
+func CSV(w io.Writer, r *audit.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
-	for _, rows := range [][]Crawler{r.Crawlers, r.Forgeries, r.UserTriggered} {
+	for _, rows := range [][]audit.Crawler{r.Crawlers, r.Forgeries, r.UserTriggered} {
 		for i := range rows {
 			if err := cw.Write(csvRow(&rows[i])); err != nil {
 				return err
@@ -55,7 +47,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-func csvRow(c *Crawler) []string {
+func csvRow(c *audit.Crawler) []string {
 	var paths []string
 	for _, p := range c.TopPaths {
 		n := strconv.FormatInt(p.Count, 10)
@@ -77,7 +69,7 @@ func csvRow(c *Crawler) []string {
 	}
 }
 
-func csvVersions(vs []VersionCount) string {
+func csvVersions(vs []audit.VersionCount) string {
 	var out []string
 	for _, v := range vs {
 		out = append(out, cmp.Or(v.Hash, noneText)+" "+strconv.FormatInt(v.Count, 10))

@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	_ "embed"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/audit/words"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/record"
 )
@@ -21,7 +24,7 @@ var evidenceHTML string
 var evidenceTemplate = template.Must(template.New("evidence").Parse(evidenceHTML))
 
 type evView struct {
-	E        *Evidence
+	E        *audit.Evidence
 	Title    string
 	Period   string
 	Inputs   string
@@ -75,14 +78,14 @@ type evReadingView struct {
 	Version, Verdict, Href, Line, Group, Why string
 }
 
-// WriteHTML writes the evidence as one self-contained HTML page.
-func (ev *Evidence) WriteHTML(w io.Writer) error {
-	v := evView{E: ev, Title: "robots.txt evidence: " + clean(ev.Agent), Notes: ev.Notes, UT: ev.FetcherClass == record.FetcherUserTriggered}
+// HTML writes the evidence as one self-contained HTML page.
+func EvidenceHTML(w io.Writer, ev *audit.Evidence) error {
+	v := evView{E: ev, Title: "robots.txt evidence: " + words.Clean(ev.Agent), Notes: ev.Notes, UT: ev.FetcherClass == record.FetcherUserTriggered}
 	v.Period = periodText(ev)
-	v.Inputs = plural(int64(len(ev.Inputs)), "log") + " read: " + inputNames(ev.Inputs)
+	v.Inputs = words.Plural(int64(len(ev.Inputs)), "log") + " read: " + inputNames(ev.Inputs)
 	v.Addr, v.UA = titlesOf(addressColumns), titlesOf(userAgentColumns)
 	for _, f := range ev.Forged {
-		v.Forged = append(v.Forged, clean(f.Site)+": "+plural(f.Requests, "request")+" ("+commas(f.Denied)+" denied)")
+		v.Forged = append(v.Forged, words.Clean(f.Site)+": "+words.Plural(f.Requests, "request")+" ("+words.Commas(f.Denied)+" denied)")
 	}
 	for si := range ev.Sites {
 		v.Sites = append(v.Sites, siteView(ev, si))
@@ -90,7 +93,7 @@ func (ev *Evidence) WriteHTML(w io.Writer) error {
 	return evidenceTemplate.Execute(w, &v)
 }
 
-func periodText(ev *Evidence) string {
+func periodText(ev *audit.Evidence) string {
 	var parts []string
 	if !ev.Since.IsZero() {
 		parts = append(parts, "since "+timeText(ev.Since)+" UTC")
@@ -99,7 +102,7 @@ func periodText(ev *Evidence) string {
 		parts = append(parts, "until "+timeText(ev.Until)+" UTC")
 	}
 	if ev.Host != "" {
-		parts = append(parts, "site "+clean(ev.Host))
+		parts = append(parts, "site "+words.Clean(ev.Host))
 	}
 	s := "Records"
 	if len(parts) > 0 {
@@ -113,37 +116,37 @@ func periodText(ev *Evidence) string {
 	return s + "."
 }
 
-func inputNames(in []InputStats) string {
+func inputNames(in []audit.InputStats) string {
 	var names []string
 	for _, i := range in {
-		names = append(names, inputName(i.Name))
+		names = append(names, words.InputName(i.Name))
 	}
 	return strings.Join(names, ", ")
 }
 
 // siteView prepares site si of ev.
-func siteView(ev *Evidence, si int) evSiteView {
+func siteView(ev *audit.Evidence, si int) evSiteView {
 	s := &ev.Sites[si]
-	sv := evSiteView{Site: clean(s.Site), FetchTitle: titlesOf(fetchColumns)}
+	sv := evSiteView{Site: words.Clean(s.Site), FetchTitle: titlesOf(fetchColumns)}
 	ids := map[string]string{} // version name to its id
 	for vi, ver := range s.Versions {
 		ids[ver.Name] = "s" + strconv.Itoa(si+1) + "-v" + strconv.Itoa(vi+1)
 	}
 	cited := map[string]bool{} // line ids
-	requests := func(list []EvidenceRequest) []evRequestView {
+	requests := func(list []audit.EvidenceRequest) []evRequestView {
 		var out []evRequestView
 		for i := range list {
 			q := &list[i]
 			rv := evRequestView{
-				Time: timeOrUnknown(q.Time), Instance: clean(q.Instance), Client: clean(q.ClientIP), Method: clean(q.Method),
-				Target: targetText(&q.Request), Identity: clean(q.Identity), Compliance: complianceText(&q.Request), UserAgent: clean(q.UserAgent),
-				RuleInForce: "line " + itoa(q.RuleLine) + " of " + clean(q.RobotsHash) + ": " + clean(q.Rule),
+				Time: timeOrUnknown(q.Time), Instance: words.Clean(q.Instance), Client: words.Clean(q.ClientIP), Method: words.Clean(q.Method),
+				Target: targetText(&q.Request), Identity: words.Clean(q.Identity), Compliance: complianceText(&q.Request), UserAgent: words.Clean(q.UserAgent),
+				RuleInForce: "line " + itoa(q.RuleLine) + " of " + words.Clean(q.RobotsHash) + ": " + words.Clean(q.Rule),
 			}
 			for _, rd := range q.Readings {
-				r := evReadingView{Version: clean(rd.Version), Verdict: rd.Verdict, Group: clean(rd.Group), Why: rd.Why}
+				r := evReadingView{Version: words.Clean(rd.Version), Verdict: rd.Verdict, Group: words.Clean(rd.Group), Why: rd.Why}
 				if rd.Line > 0 {
 					id := ids[rd.Version] + "-L" + strconv.Itoa(rd.Line)
-					r.Href, r.Line = "#"+id, "line "+strconv.Itoa(rd.Line)+": "+clean(rd.LineText)
+					r.Href, r.Line = "#"+id, "line "+strconv.Itoa(rd.Line)+": "+words.Clean(rd.LineText)
 					cited[id] = true
 				} else if rd.Verdict == "allow" && rd.Group != "" {
 					r.Line = "no rule matches"
@@ -156,13 +159,13 @@ func siteView(ev *Evidence, si int) evSiteView {
 	}
 	sv.Violations, sv.Grace = requests(s.Violations), requests(s.Grace)
 	if s.ViolationsMore > 0 {
-		sv.ViolMore = plural(s.ViolationsMore, "more violation") + " not listed: the earliest are."
+		sv.ViolMore = words.Plural(s.ViolationsMore, "more violation") + " not listed: the earliest are."
 	}
 	if s.GraceMore > 0 {
-		sv.GraceMore = plural(s.GraceMore, "more grace denial") + " not listed: the earliest are."
+		sv.GraceMore = words.Plural(s.GraceMore, "more grace denial") + " not listed: the earliest are."
 	}
 	for _, r := range s.Rows {
-		c := Crawler{Identity: r.Identity, IdentityMethods: r.IdentityMethods}
+		c := audit.Crawler{Identity: r.Identity, IdentityMethods: r.IdentityMethods}
 		fetched := noText
 		if r.FetchedLink != "" {
 			fetched = yesText + " (" + r.FetchedLink + ")"
@@ -171,17 +174,17 @@ func siteView(ev *Evidence, si int) evSiteView {
 			}
 		}
 		sv.Rows = append(sv.Rows, evRowView{
-			Identity: clean(r.Identity), Proven: identityText(&c), Mode: clean(r.Mode),
-			Requests: commas(r.Requests), Violations: commas(r.Violations), Grace: commas(r.Grace), Protect: commas(r.Protective),
-			AfterFetch: commas(r.ViolationsAfterFetch), Fetched: fetched, Seen: timeText(r.FirstSeen) + " to " + timeText(r.LastSeen),
+			Identity: words.Clean(r.Identity), Proven: c.Proven(), Mode: words.Clean(r.Mode),
+			Requests: words.Commas(r.Requests), Violations: words.Commas(r.Violations), Grace: words.Commas(r.Grace), Protect: words.Commas(r.Protective),
+			AfterFetch: words.Commas(r.ViolationsAfterFetch), Fetched: fetched, Seen: timeText(r.FirstSeen) + " to " + timeText(r.LastSeen),
 			Addresses: cellsOf(addressColumns, r.ClientAddresses), UserAgents: cellsOf(userAgentColumns, r.UserAgents),
 		})
 	}
 	for vi := range s.Versions {
 		ver := &s.Versions[vi]
-		vv := evVersionView{ID: ids[ver.Name], Name: clean(ver.Name), SHA256: ver.SHA256, Missing: missingText(ver), Base64: ver.TextBase64}
+		vv := evVersionView{ID: ids[ver.Name], Name: words.Clean(ver.Name), SHA256: ver.SHA256, Missing: missingText(ver), Base64: ver.TextBase64}
 		if ver.Serves > 0 {
-			vv.Served = "served to the crawler " + plural(ver.Serves, "time")
+			vv.Served = "served to the crawler " + words.Plural(ver.Serves, "time")
 			if !ver.ServedFirst.IsZero() {
 				vv.Served += ", from " + timeText(ver.ServedFirst) + " to " + timeText(ver.ServedLast) + " UTC"
 				vv.Held = timeText(ver.HeldUntil) + " UTC"
@@ -207,20 +210,20 @@ func siteView(ev *Evidence, si int) evSiteView {
 }
 
 // missingText says why a version has no text.
-func missingText(v *EvidenceVersion) string {
+func missingText(v *audit.EvidenceVersion) string {
 	switch v.Missing {
 	case "":
 		return ""
-	case TextNoFile:
+	case audit.TextNoFile:
 		switch v.Name {
-		case versionUnavailable:
+		case audit.VersionUnavailable:
 			return "No file: robots.txt answered with a client error (4xx), and no rules apply: everything is allowed (RFC 9309 §2.3.1.3)."
 		default:
 			return "No file: robots.txt could not be fetched, and everything was disallowed (RFC 9309 §2.3.1.4)."
 		}
-	case TextAmbiguous:
+	case audit.TextAmbiguous:
 		return "Text not quoted: two files of the storage share this version's 16 hex digits, and neither can be said to be it."
-	case TextNotLoaded:
+	case audit.TextNotLoaded:
 		return "Text not quoted: past the texts the audit holds at once."
 	}
 	return "Text not found: no file of the storage directory given hashes to this version (give a copy of Caddy's storage with --storage)."
