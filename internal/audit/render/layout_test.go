@@ -2,15 +2,10 @@ package render
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
 )
@@ -66,28 +61,9 @@ const layoutScript = `<script>
 // px wide, with every details element open, and returns what is cut.
 func layoutCut(t *testing.T, page []byte, width int) string {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install Debian's chromium package (apt-get install chromium) to lay the pages out", chromiumPath)
-	}
 	page = regexp.MustCompile(`<details([ >])`).ReplaceAll(page, []byte("<details open$1"))
 	page = bytes.Replace(page, []byte("</body>"), []byte(layoutScript+"</body>"), 1)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "page.html")
-	if err := os.WriteFile(file, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--hide-scrollbars", "--window-size="+strconv.Itoa(width)+",1000",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
+	dom := chromiumDOM(t, page, "lay the pages out", "--hide-scrollbars", "--window-size="+strconv.Itoa(width)+",1000")
 	m := regexp.MustCompile(`(?s)<pre id="layout-report">(.*?)</pre>`).FindSubmatch(dom)
 	if m == nil {
 		t.Fatalf("chromium ran no layout check:\n%.2000s", dom)
