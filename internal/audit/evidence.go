@@ -33,7 +33,8 @@ func EvidenceOptions(agent string, f Filter, texts *Texts) Options {
 }
 
 // Evidence is the evidence of one crawler over a period. Its JSON form is
-// the evidence's JSON twin; WriteEvidenceHTML writes it for a person.
+// the evidence's JSON twin; package render writes it for a person
+// (EvidenceHTML).
 type Evidence struct {
 	// Agent is the product token, as asked for; FetcherClass its class
 	// (record.FetcherUserTriggered: see the package documentation,

@@ -78,7 +78,7 @@ type evReadingView struct {
 	Version, Verdict, Href, Line, Group, Why string
 }
 
-// HTML writes the evidence as one self-contained HTML page.
+// EvidenceHTML writes the evidence as one self-contained HTML page.
 func EvidenceHTML(w io.Writer, ev *audit.Evidence) error {
 	v := evView{E: ev, Title: "robots.txt evidence: " + words.Clean(ev.Agent), Notes: ev.Notes, UT: ev.FetcherClass == record.FetcherUserTriggered}
 	v.Period = periodText(ev)
