@@ -2,16 +2,12 @@ package render
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/robotsenforce/caddy-robots-enforce/internal/audit"
+	"github.com/robotsenforce/caddy-robots-enforce/internal/testchrome"
 )
 
 // htmlEvilRecord names its agent, host and path with markup, to check that
@@ -73,37 +69,6 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// chromiumPath is where Debian's chromium package installs the browser.
-const chromiumPath = "/usr/bin/chromium"
-
-// chromiumDOM renders page in headless Chromium, offline, with flags
-// added to its own, and returns the DOM it built; without Chromium, the
-// test is skipped, saying what it would have done (why).
-func chromiumDOM(t *testing.T, page []byte, why string, flags ...string) []byte {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install Debian's chromium package (apt-get install chromium) to %s", chromiumPath, why)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "page.html")
-	if err := os.WriteFile(file, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"}, flags...)
-	args = append(args, "--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
-	cmd := exec.CommandContext(ctx, chromiumPath, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	return dom
-}
-
 // TestHTMLInChromium renders the HTML report in headless Chromium, offline,
 // and checks in the DOM it built that the summary table has a row per
 // crawler, the violations chart a bar per violating crawler with a
@@ -112,7 +77,7 @@ func chromiumDOM(t *testing.T, page []byte, why string, flags ...string) []byte 
 // became an element.
 func TestHTMLInChromium(t *testing.T) {
 	r, page := htmlReport(t)
-	dom := chromiumDOM(t, page, "render the HTML report")
+	dom := testchrome.DOM(t, page, "render the HTML report")
 
 	var rows, bars, barSegs, protectiveSegs, timelines, tlSegs int
 	for i := range r.Crawlers {
