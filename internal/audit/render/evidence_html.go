@@ -165,7 +165,6 @@ func siteView(ev *audit.Evidence, si int) evSiteView {
 		sv.GraceMore = words.Plural(s.GraceMore, "more grace denial") + " not listed: the earliest are."
 	}
 	for _, r := range s.Rows {
-		c := audit.Crawler{Identity: r.Identity, IdentityMethods: r.IdentityMethods}
 		fetched := noText
 		if r.FetchedLink != "" {
 			fetched = yesText + " (" + r.FetchedLink + ")"
@@ -174,7 +173,7 @@ func siteView(ev *audit.Evidence, si int) evSiteView {
 			}
 		}
 		sv.Rows = append(sv.Rows, evRowView{
-			Identity: words.Clean(r.Identity), Proven: c.Proven(), Mode: words.Clean(r.Mode),
+			Identity: words.Clean(r.Identity), Proven: r.Proven, Mode: words.Clean(r.Mode),
 			Requests: words.Commas(r.Requests), Violations: words.Commas(r.Violations), Grace: words.Commas(r.Grace), Protect: words.Commas(r.Protective),
 			AfterFetch: words.Commas(r.ViolationsAfterFetch), Fetched: fetched, Seen: timeText(r.FirstSeen) + " to " + timeText(r.LastSeen),
 			Addresses: cellsOf(addressColumns, r.ClientAddresses), UserAgents: cellsOf(userAgentColumns, r.UserAgents),

@@ -36,7 +36,7 @@ func TestEvidenceHTMLSelfContained(t *testing.T) {
 			t.Errorf("link %s: not to a cited line of the page", h[1])
 		}
 	}
-	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "Disallow: /drafts/", ev.Sites[0].Versions[0].SHA256} {
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "Disallow: /drafts/", ev.Sites[0].Versions[0].SHA256, ev.Sites[0].Rows[0].Proven} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
