@@ -178,7 +178,7 @@ func (s *Store) snapshotAt(ctx context.Context, host string, now time.Time, via 
 	}
 	// No answer yet: a first fetch is in flight, or, for a site restored
 	// with a copy too old to be in force, starts now.
-	s.refresh(e)
+	s.fetchUnanswered(e)
 	wait, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout+waitSlack)
 	defer cancel()
 	select {
@@ -207,8 +207,21 @@ func (s *Store) done(e *hostEntry) {
 // store is closed, e was evicted or as many fetches as MaxHosts are in
 // flight, and reports whether it started one. The entry is pinned (see
 // hostTable.pin) until the fetch ends.
-func (s *Store) refresh(e *hostEntry) bool {
+func (s *Store) refresh(e *hostEntry) bool { return s.startFetch(e, false) }
+
+// fetchUnanswered is refresh for e, which had no snapshot when its caller
+// looked: a first fetch may have published one, and ended, since, and a
+// second would ask the site again for nothing.
+func (s *Store) fetchUnanswered(e *hostEntry) { s.startFetch(e, true) }
+
+// startFetch starts refresh's fetch; with unanswered, only while e has
+// no snapshot.
+func (s *Store) startFetch(e *hostEntry, unanswered bool) bool {
 	if e.evicted.Load() || !e.fetching.CompareAndSwap(false, true) {
+		return false
+	}
+	if unanswered && e.snap.Load() != nil { // published before fetching was cleared
+		e.fetching.Store(false)
 		return false
 	}
 	s.mu.Lock()

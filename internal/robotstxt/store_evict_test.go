@@ -307,3 +307,21 @@ func TestStoreKeepsWhatItAdmits(t *testing.T) {
 		t.Errorf("%d hosts held, want all %d", n, hosts)
 	}
 }
+
+// A request for a new host that finds no snapshot yet, while the first
+// fetch publishes one and ends before the request can start another,
+// starts none: on a loaded machine the site was asked twice on its first
+// request. fetchUnanswered is called here in the state that race leaves.
+func TestStoreFirstFetchAnsweredMeanwhile(t *testing.T) {
+	clock := newManualClock()
+	f := newURLCounter("User-agent: *\nDisallow: /private/\n")
+	s := newTestStore(t, f, clock, nil)
+	s.Snapshot(t.Context(), "example.com")
+	settle(t, s, "example.com")
+	e, _ := s.hosts.peek("example.com")
+	s.fetchUnanswered(e)
+	settle(t, s, "example.com")
+	if n := f.count("https://example.com/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want once", n)
+	}
+}
